@@ -1,0 +1,48 @@
+"""The `hindsight` command line: one entry point, one sub-command module per concern."""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+# Each module defines `register(subparsers)` adding its sub-command with `set_defaults(func=...)`.
+# Heavy imports (torch, llama.cpp, prefect) happen inside the handlers so `--help` stays fast.
+COMMAND_MODULES = (
+    "flows.cmd_world",
+    "flows.cmd_llm",
+    "flows.cmd_episode",
+    "flows.cmd_stage",
+    "flows.cmd_pools",
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Build the argument parser with every available sub-command."""
+    parser = argparse.ArgumentParser(
+        prog="hindsight",
+        description="Build, version and evaluate the example pools of the Hindsight Planner on ALFRED.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name == name:  # sub-command not built yet
+                continue
+            raise
+        module.register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; returns the process exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    return int(args.func(args) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

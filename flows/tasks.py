@@ -1,0 +1,66 @@
+"""Stage `tasks`: every ALFRED task of the configured splits, with its scene seed and expert path length."""
+from __future__ import annotations
+
+from typing import Any
+
+from prefect import flow, get_run_logger, task
+from prefect.cache_policies import NO_CACHE
+
+from flows.env import project_dir
+from flows.params import load_params, section
+from pools.jsonl import write_json, write_jsonl
+
+OUT = "data/tasks.jsonl"
+
+
+@task(cache_policy=NO_CACHE, persist_result=False)
+def split_rows(split: str, seed: int) -> list[dict[str, Any]]:
+    """One row per task of `split`, each solved once by the expert to record its plan length."""
+    from household.expert import solve
+    from household.tasks import load_tasks
+
+    rows = []
+    for t in load_tasks(split):
+        result = solve(t, seed=seed)
+        rows.append({
+            "id": t.id,
+            "split": split,
+            "task_type": t.task_type,
+            "floorplan": t.floorplan,
+            "seed": seed,
+            "args": t.args.as_dict(),
+            "instructions": [a.task_desc for a in t.annotations] or [""],
+            "expert_len": len(result.plan),
+            "expert_ok": bool(result.success),
+            "expert_reason": "" if result.success else str(result.reason),
+        })
+    return rows
+
+
+@flow(name="tasks")
+def tasks_flow(splits: list[str], seed: int) -> dict[str, Any]:
+    """Write data/tasks.jsonl for the given splits."""
+    log = get_run_logger()
+    rows: list[dict[str, Any]] = []
+    for split in splits:
+        part = split_rows(split, seed)
+        unsolved = sum(1 for r in part if not r["expert_ok"])
+        log.info("tasks: %s: %d tasks, expert fails %d", split, len(part), unsolved)
+        rows.extend(part)
+    write_jsonl(project_dir() / OUT, rows, "task")
+    summary = {"stage": "tasks", "items": len(rows), "ok": sum(r["expert_ok"] for r in rows),
+               "failed": sum(not r["expert_ok"] for r in rows), "reused": 0, "seconds": 0.0,
+               "failures": [{"item": r["id"], "reason": r["expert_reason"]} for r in rows if not r["expert_ok"]]}
+    write_json(project_dir() / "metrics" / "stages" / "tasks.json", summary, "stage_summary")
+    log.info("tasks: wrote %d tasks to %s", len(rows), OUT)
+    return summary
+
+
+def main(item: str | None = None, on_bad_record: str | None = None) -> None:
+    """Entry point for `hindsight stage tasks` / `python -m flows.tasks`."""
+    params = load_params()
+    tasks_flow(list(section(params, "tasks")["splits"]), int(section(params, "world")["seed"]))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,87 @@
+"""Planner configuration, built by the flows from params.yaml's `world:`, `planner:`, `retrieval:`, `relabel:`."""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+# The defaults below are the params.yaml defaults; each paper ambiguity is named with its interpretation.
+PLANNER_DEFAULTS: dict[str, Any] = {
+    "variant": "hindsight",      # hindsight | no_hindsight | no_adapter | llm_planner | expert
+    "beam": 2,                   # B: rollouts kept per depth (paper: "depth and width of 2" -> B=2)
+    "width": 2,                  # W: proposals per expansion, split evenly between the actors (1 each for 2 actors)
+    "depth": 1,                  # U: extra look-ahead depths; U+1 expansions (paper's "depth 2" read as U+1=2)
+    "generator": "belief",       # belief: known sub-goal effects, no LLM call | llm: RAFA-style LLM prediction
+    "reuse_plans": True,         # an actor writes a short plan; deeper expansions on its own path reuse it (saves calls)
+    "plan_steps": 3,             # steps an actor writes per call (>= depth+1 so its plan covers the look-ahead)
+    "max_subgoals": 30,          # episode cap on planned sub-goals (ALFRED's own limits in world: still apply)
+    "max_repeat_fails": 3,       # stop when the same sub-goal fails with the same reason this many times
+    "adapter_every_step": True,  # paper: the adapter predicts at every step (identical prompts hit the cache)
+    "actor_tokens": 40,          # token cap per actor call (plan_steps sub-goals of ~8 tokens)
+    "adapter_tokens": 40,        # token cap per adapter call (one 'object=.. two=..' line)
+    "critic_tokens": 12,         # token cap per scored rollout in a critic call
+}
+RETRIEVAL_DEFAULTS: dict[str, Any] = {
+    "k": 9,                      # K examples per prompt (paper's setup, as LLM-Planner: 9 nearest of the pool;
+                                 # prompt cost grows linearly with K: 3 keeps a 2-core CPU profile fast)
+    "map_threshold": 0.5,        # min cosine similarity to map an unparsable proposal to a legal sub-goal; else reject
+}
+RELABEL_DEFAULTS: dict[str, Any] = {
+    "think_tokens": 64,          # token cap of the reflection (think)
+    "complete_steps": 12,        # most sub-goals the completion may add after the rollout's successful prefix
+    "complete_tokens": 96,       # token cap of the completion call
+    "keep_unverified": False,    # whether unverified completions still become hindsight samples
+}
+
+
+@dataclass(frozen=True)
+class PlannerConfig:
+    """Everything the planner reads: one flat, frozen view of the params it is given."""
+
+    variant: str = PLANNER_DEFAULTS["variant"]
+    beam: int = PLANNER_DEFAULTS["beam"]
+    width: int = PLANNER_DEFAULTS["width"]
+    depth: int = PLANNER_DEFAULTS["depth"]
+    generator: str = PLANNER_DEFAULTS["generator"]
+    reuse_plans: bool = PLANNER_DEFAULTS["reuse_plans"]
+    plan_steps: int = PLANNER_DEFAULTS["plan_steps"]
+    max_subgoals: int = PLANNER_DEFAULTS["max_subgoals"]
+    max_repeat_fails: int = PLANNER_DEFAULTS["max_repeat_fails"]
+    adapter_every_step: bool = PLANNER_DEFAULTS["adapter_every_step"]
+    actor_tokens: int = PLANNER_DEFAULTS["actor_tokens"]
+    adapter_tokens: int = PLANNER_DEFAULTS["adapter_tokens"]
+    critic_tokens: int = PLANNER_DEFAULTS["critic_tokens"]
+    k: int = RETRIEVAL_DEFAULTS["k"]
+    map_threshold: float = RETRIEVAL_DEFAULTS["map_threshold"]
+    think_tokens: int = RELABEL_DEFAULTS["think_tokens"]
+    complete_steps: int = RELABEL_DEFAULTS["complete_steps"]
+    complete_tokens: int = RELABEL_DEFAULTS["complete_tokens"]
+    keep_unverified: bool = RELABEL_DEFAULTS["keep_unverified"]
+    seed: int = 0            # from world.seed
+    max_fails: int = 10      # from world.max_fails
+    max_steps: int = 1000    # from world.max_steps
+    extra: dict[str, Any] = field(default_factory=dict)  # unknown keys, kept for the record
+
+    @classmethod
+    def from_params(cls, params: dict[str, Any], **overrides: Any) -> "PlannerConfig":
+        """Build from a params dict (whole params.yaml or just some sections); overrides win."""
+        names = {f.name for f in dataclasses.fields(cls)}
+        values: dict[str, Any] = {}
+        extra: dict[str, Any] = {}
+        for section in ("planner", "retrieval", "relabel"):
+            for key, value in (params.get(section) or {}).items():
+                (values if key in names else extra)[key] = value
+        world = params.get("world") or {}
+        for key in ("seed", "max_fails", "max_steps"):
+            if key in world:
+                values[key] = world[key]
+        values.update(overrides)
+        return cls(**values, extra=extra)
+
+    def with_variant(self, variant: str) -> "PlannerConfig":
+        """Return a copy for another planner variant."""
+        return replace(self, variant=variant)
+
+    def as_dict(self) -> dict[str, Any]:
+        """Return the configuration as plain JSON."""
+        return dataclasses.asdict(self)

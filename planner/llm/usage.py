@@ -1,0 +1,65 @@
+"""Accounting of LLM calls in this process: per-episode and per-stage summaries by role."""
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class CallRecord:
+    """One call as the caller saw it (a cache hit costs no tokens but is still a call)."""
+
+    role: str
+    model_id: str
+    prompt_tokens: int
+    completion_tokens: int
+    seconds: float
+    cached: bool
+    retries: int
+    error: str | None = None
+
+
+class Usage:
+    """Thread-safe list of call records; `snapshot()` marks a point, `summary(since=mark)` totals after it."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._records: list[CallRecord] = []
+
+    def add(self, record: CallRecord) -> None:
+        """Append one call record."""
+        with self._lock:
+            self._records.append(record)
+
+    def snapshot(self) -> int:
+        """Return a mark for `summary(since=...)` (the number of calls so far)."""
+        with self._lock:
+            return len(self._records)
+
+    def records(self, since: int = 0) -> list[CallRecord]:
+        """Return the records after a snapshot mark."""
+        with self._lock:
+            return list(self._records[since:])
+
+    def summary(self, since: int = 0) -> dict[str, Any]:
+        """Totals after `since`: calls, tokens, seconds, cache hits, retries, errors, and the same by role.
+
+        Tokens count what the endpoint processed for these calls; a cache hit adds 0 tokens (it was free).
+        """
+        recs = self.records(since)
+        return {**_totals(recs), "by_role": {role: _totals([r for r in recs if r.role == role])
+                                             for role in sorted({r.role for r in recs})}}
+
+
+def _totals(recs: list[CallRecord]) -> dict[str, Any]:
+    paid = [r for r in recs if not r.cached]
+    return {
+        "calls": len(recs),
+        "prompt_tokens": sum(r.prompt_tokens for r in paid),
+        "completion_tokens": sum(r.completion_tokens for r in paid),
+        "seconds": round(sum(r.seconds for r in recs), 3),
+        "cache_hits": sum(r.cached for r in recs),
+        "retries": sum(r.retries for r in recs),
+        "errors": sum(r.error is not None for r in recs),
+    }

@@ -1,0 +1,95 @@
+"""Prompt templates (planner/prompts/<role>.txt) and the compact text blocks they are filled with.
+
+Layout rule for every prompt: fixed header, retrieved examples, then the changing state last, so the server's
+prefix cache reuses everything up to the state across the calls of one episode.
+"""
+from __future__ import annotations
+
+import functools
+import string
+from importlib import resources
+from itertools import groupby
+from typing import Any, Iterable, Sequence
+
+from planner.parsing import format_args, format_plan
+from pools.records import CriticSample, Sample
+
+TEMPLATE_ROLES = ("adapter", "actor", "critic", "generator", "reflect", "complete", "critic_sample")
+
+
+@functools.lru_cache(maxsize=None)
+def template(role: str) -> string.Template:
+    """Load the prompt template of a role."""
+    if role not in TEMPLATE_ROLES:
+        raise ValueError(f"no prompt template for role {role!r}")
+    text = resources.files("planner").joinpath("prompts", f"{role}.txt").read_text(encoding="utf-8")
+    return string.Template(text.rstrip("\n"))
+
+
+def render(role: str, **fields: Any) -> str:
+    """Fill a role's template; a missing field is an error (templates and code must agree)."""
+    return template(role).substitute(**{k: ("" if v is None else v) for k, v in fields.items()})
+
+
+def actor_example(sample: Sample, show_args: bool = True) -> str:
+    """One actor example: task, (arguments,) full plan."""
+    lines = [f"Task: {sample.instruction.strip()}"]
+    if show_args:
+        lines.append(f"Args: {format_args(sample.args)}")
+    lines.append(f"Plan: {format_plan(sample.steps)}")
+    return "\n".join(lines) + "\n"
+
+
+def adapter_example(sample: Sample) -> str:
+    """One adapter example: task and its arguments (the classes its plan names stand in for what was seen)."""
+    seen = sorted({w for step in sample.steps for w in step.split()[1:]})
+    return f"Seen: {', '.join(seen)}\nTask: {sample.instruction.strip()}\nArgs: {format_args(sample.args)}\n"
+
+
+def critic_examples(samples: Sequence[CriticSample], max_plans: int = 3) -> str:
+    """Critic examples grouped by task, several plans per task, answered in the batched format."""
+    blocks = []
+    ordered = sorted(enumerate(samples), key=lambda p: (p[1].task_id, p[0]))
+    for _, group in groupby(ordered, key=lambda p: p[1].task_id):
+        items = [s for _, s in group][:max_plans]
+        lines = [f"Task: {items[0].instruction.strip()}"]
+        lines += [f"Plan {i}: {format_plan(s.steps) or '(nothing)'}" for i, s in enumerate(items, 1)]
+        lines.append("Values:")
+        lines += [f"{i}. the value is {s.value_num}/{s.value_den}" for i, s in enumerate(items, 1)]
+        blocks.append("\n".join(lines) + "\n")
+    return "\n".join(blocks)
+
+
+def join_examples(blocks: Iterable[str]) -> str:
+    """Join example blocks with one blank line between them."""
+    return "\n".join(blocks)
+
+
+def state_block(instruction: str, seen: Sequence[str], args: dict[str, Any] | None, failed: Sequence[str],
+                holding: str = "") -> str:
+    """The changing part of actor/critic prompts: task, predicted arguments, objects seen, hands, recent failures."""
+    lines = [f"Task: {instruction.strip()}"]
+    if args is not None:
+        lines.append(f"Args: {format_args(args)}")
+    if seen:
+        lines.append(f"Seen: {', '.join(seen)}")
+    if holding:
+        lines.append(f"Holding: {holding}")
+    if failed:
+        lines.append(f"Failed: {'; '.join(failed)}")
+    return "\n".join(lines)
+
+
+def done_prefix(done: Sequence[str]) -> str:
+    """The plan so far, written so the model continues it (' A; B;' or '' when nothing is done)."""
+    return (" " + format_plan(list(done)) + ";") if done else ""
+
+
+def humanize(cls: str) -> str:
+    """'DiningTable' -> 'dining table' (for phi)."""
+    out = []
+    for i, ch in enumerate(cls):
+        if ch.isupper() and i and not cls[i - 1].isupper():
+            out.append(" ")
+        out.append(ch.lower())
+    return "".join(out)

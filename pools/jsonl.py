@@ -1,0 +1,140 @@
+"""Schema-checked JSONL and JSON files: validated on write and on read, written atomically."""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Literal
+
+from pools.schemas import violations
+
+OnBad = Literal["fail", "quarantine"]
+MAX_LINE_BYTES = 1_000_000  # a line past this is rejected before parsing (a runaway 10 MB instruction)
+
+
+class RecordError(ValueError):
+    """A record that breaks its contract; the message names file, line, field and what was expected."""
+
+    def __init__(self, path: Path | str, line: int | None, problem: str):
+        self.path, self.line, self.problem = str(path), line, problem
+        where = f"{self.path}:{line}" if line is not None else self.path
+        super().__init__(f"{where}: {problem}")
+
+
+@dataclass
+class ReadResult:
+    """Valid records of a file and the rows it rejected (quarantine mode)."""
+
+    records: list[dict[str, Any]]
+    rejected: list[dict[str, Any]] = field(default_factory=list)
+
+
+def quarantine_path(path: Path) -> Path:
+    """Side file holding the rows rejected from `path` with their reasons."""
+    return path.with_name(path.name + ".rejected.jsonl")
+
+
+def _problem(record: Any, schema: str) -> str | None:
+    found = violations(record, schema)
+    return str(found[0]) if found else None
+
+
+def read_jsonl(path: Path | str, schema: str, on_bad: OnBad = "fail", id_field: str | None = "id") -> ReadResult:
+    """Read a JSONL file, validating each line against `schema`; reject bad rows or raise RecordError."""
+    path = Path(path)
+    if not path.exists():
+        raise RecordError(path, None, "file not found (run the stage that writes it: `dvc repro`)")
+    good: list[dict[str, Any]] = []
+    bad: list[dict[str, Any]] = []
+    seen: dict[str, int] = {}
+    with path.open("rb") as fh:
+        for lineno, raw in enumerate(fh, start=1):
+            if not raw.strip():
+                continue
+            problem, record = _parse_line(raw, schema)
+            if problem is None and id_field and isinstance(record, dict):
+                rid = record.get(id_field)
+                if rid in seen:
+                    problem = f"field '{id_field}': duplicate id {rid!r} (first on line {seen[rid]})"
+                else:
+                    seen[rid] = lineno
+            if problem is None:
+                good.append(record)
+                continue
+            if on_bad == "fail":
+                raise RecordError(path, lineno, problem)
+            bad.append({"file": str(path), "line": lineno, "reason": problem, "raw": raw[:2000].decode("utf-8", "replace")})
+    if bad:
+        _write_lines(quarantine_path(path), (json.dumps(b, ensure_ascii=False) for b in bad))
+    return ReadResult(good, bad)
+
+
+def _parse_line(raw: bytes, schema: str) -> tuple[str | None, Any]:
+    if len(raw) > MAX_LINE_BYTES:
+        return f"line is {len(raw):,} bytes, over the {MAX_LINE_BYTES:,}-byte limit", None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return f"not UTF-8 ({exc.reason} at byte {exc.start})", None
+    try:
+        record = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return f"not valid JSON ({exc.msg} at column {exc.colno}); truncated line?", None
+    return _problem(record, schema), record
+
+
+def write_jsonl(path: Path | str, records: Iterable[dict[str, Any]], schema: str) -> int:
+    """Validate every record, then write them all atomically (temp file + rename); returns the count."""
+    path = Path(path)
+    rows = list(records)
+    for i, record in enumerate(rows, start=1):
+        problem = _problem(record, schema)
+        if problem:
+            raise RecordError(path, i, f"refusing to write: {problem}")
+    _write_lines(path, (json.dumps(r, ensure_ascii=False, sort_keys=True) for r in rows))
+    return len(rows)
+
+
+def write_json(path: Path | str, obj: dict[str, Any], schema: str) -> None:
+    """Validate one JSON document and write it atomically."""
+    path = Path(path)
+    problem = _problem(obj, schema)
+    if problem:
+        raise RecordError(path, None, f"refusing to write: {problem}")
+    atomic_write_text(path, json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
+
+
+def read_json(path: Path | str, schema: str) -> dict[str, Any]:
+    """Read one JSON document and validate it."""
+    path = Path(path)
+    try:
+        obj = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise RecordError(path, None, "file not found") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise RecordError(path, None, f"not valid JSON: {exc}") from None
+    problem = _problem(obj, schema)
+    if problem:
+        raise RecordError(path, None, problem)
+    return obj
+
+
+def _write_lines(path: Path, lines: Iterable[str]) -> None:
+    atomic_write_text(path, "".join(line + "\n" for line in lines))
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Write text to a temp file beside `path`, fsync, then rename over it (readers never see half a file)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,196 @@
+"""Typed records of the pools: actor samples, critic samples, rollouts, reflections, completions.
+
+Every record is a frozen dataclass of plain JSON types with `to_dict()` / `from_dict()` that round-trip, and a
+stable `id`: the content hash of the fields that define it (not of derived or measured fields such as timings).
+Records are built through their `new(...)` class methods, which compute the id. Pure data: no world, no LLM.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, TypeVar
+
+from pools.ids import content_id
+
+ARG_KEYS: tuple[str, ...] = (
+    "object_target", "parent_target", "mrecep_target", "toggle_target",
+    "object_state", "object_sliced", "two_objects",
+)
+
+R = TypeVar("R", bound="_Record")
+
+
+class _Record:
+    """Shared JSON conversion for the flat records (nested records override `from_dict`)."""
+
+    @classmethod
+    def field_names(cls) -> tuple[str, ...]:
+        """Return the record's field names, in order (what the JSON Schema lists)."""
+        return tuple(f.name for f in dataclasses.fields(cls))  # type: ignore[arg-type]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return a plain-JSON dict (lists, not tuples)."""
+        return dataclasses.asdict(self)  # type: ignore[call-overload]
+
+    @classmethod
+    def from_dict(cls: type[R], data: dict[str, Any]) -> R:
+        """Build the record from `to_dict()` output; unknown keys are an error (schema drift shows early)."""
+        names = set(cls.field_names())
+        extra = set(data) - names
+        if extra:
+            raise ValueError(f"{cls.__name__}: unknown fields {sorted(extra)}")
+        return cls(**{k: data[k] for k in data})  # type: ignore[call-arg]
+
+
+@dataclass(frozen=True)
+class Sample(_Record):
+    """An actor example: a task's instruction, its seven arguments and a sub-goal sequence that solves it."""
+
+    id: str
+    kind: str  # 'gt' (expert plan) | 'hindsight' (relabeled rollout)
+    task_id: str
+    task_type: str
+    instruction: str
+    args: dict[str, Any]
+    steps: list[str]
+    verified: bool  # replayed in the world from the task's initial state and reached the goal
+    source: str = ""  # gt: 'expert'; hindsight: the rollout id it was relabeled from
+
+    PREFIX: ClassVar[dict[str, str]] = {"gt": "gt", "hindsight": "hs"}
+
+    @classmethod
+    def new(cls, *, kind: str, task_id: str, task_type: str, instruction: str, args: dict[str, Any],
+            steps: list[str], verified: bool, source: str = "") -> "Sample":
+        """Build a sample; the id hashes kind, task, instruction, args, steps and source."""
+        key = {"kind": kind, "task_id": task_id, "instruction": instruction, "args": args,
+               "steps": list(steps), "source": source}
+        return cls(id=content_id(cls.PREFIX.get(kind, kind), key), kind=kind, task_id=task_id,
+                   task_type=task_type, instruction=instruction, args=dict(args), steps=list(steps),
+                   verified=verified, source=source)
+
+
+@dataclass(frozen=True)
+class CriticSample(_Record):
+    """A critic example: a (partial) plan for a task and its value a/b (goal conditions met / total)."""
+
+    id: str
+    kind: str  # always 'critic'
+    task_id: str
+    task_type: str
+    instruction: str
+    steps: list[str]
+    value_num: int
+    value_den: int
+    verified: bool  # the value equals the goal conditions the replayed steps reach
+    source: str = ""  # 'expert' (gt prefix) or the rollout id it was written from
+
+    @classmethod
+    def new(cls, *, task_id: str, task_type: str, instruction: str, steps: list[str], value_num: int,
+            value_den: int, verified: bool, source: str = "") -> "CriticSample":
+        """Build a critic sample; the id hashes task, instruction, steps, value and source."""
+        key = {"task_id": task_id, "instruction": instruction, "steps": list(steps),
+               "value": [value_num, value_den], "source": source}
+        return cls(id=content_id("cs", key), kind="critic", task_id=task_id, task_type=task_type,
+                   instruction=instruction, steps=list(steps), value_num=value_num, value_den=value_den,
+                   verified=verified, source=source)
+
+
+@dataclass(frozen=True)
+class StepRecord(_Record):
+    """One executed sub-goal of a rollout: what was seen, predicted, considered, chosen and what happened."""
+
+    subgoal: str
+    ok: bool
+    reason: str  # the world's failure reason ('' on success)
+    observation: str  # the observation text the planner saw before choosing
+    pddl_pred: dict[str, Any]  # the adapter's seven arguments ({} when the variant has no adapter)
+    candidates: list[dict[str, Any]]  # [{subgoal, value}] the beam's first actions with their best value
+    repeat_fail: int = 0  # how many times this exact sub-goal had already failed with this reason
+
+
+@dataclass(frozen=True)
+class Rollout(_Record):
+    """One episode of a planner variant on a task."""
+
+    id: str
+    task_id: str
+    task_type: str
+    instruction: str
+    variant: str
+    seed: int
+    leave_out: str  # the gt sample id excluded from retrieval ('' when none)
+    success: bool
+    gc: float
+    plw: dict[str, float]  # {'sr': ..., 'gc': ...} path-length-weighted
+    steps: list[StepRecord]
+    metrics: dict[str, Any]
+    llm: dict[str, Any]  # {calls, prompt_tokens, completion_tokens, seconds, cache_hits, by_role}
+
+    @classmethod
+    def new(cls, *, task_id: str, task_type: str, instruction: str, variant: str, seed: int, leave_out: str,
+            success: bool, gc: float, plw: dict[str, float], steps: list[StepRecord],
+            metrics: dict[str, Any], llm: dict[str, Any]) -> "Rollout":
+        """Build a rollout; the id hashes task, variant, seed, leave-out and the executed sub-goals."""
+        key = {"task_id": task_id, "variant": variant, "seed": seed, "leave_out": leave_out,
+               "steps": [[s.subgoal, s.ok, s.reason] for s in steps]}
+        return cls(id=content_id("ro", key), task_id=task_id, task_type=task_type, instruction=instruction,
+                   variant=variant, seed=seed, leave_out=leave_out, success=success, gc=gc, plw=dict(plw),
+                   steps=list(steps), metrics=dict(metrics), llm=dict(llm))
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Rollout":
+        """Build the rollout (and its step records) from `to_dict()` output."""
+        data = dict(data)
+        data["steps"] = [s if isinstance(s, StepRecord) else StepRecord.from_dict(s) for s in data["steps"]]
+        return super().from_dict(data)  # type: ignore[return-value]
+
+    def subgoals(self, ok_only: bool = False) -> list[str]:
+        """Return the executed sub-goals, optionally only those that succeeded."""
+        return [s.subgoal for s in self.steps if s.ok or not ok_only]
+
+
+@dataclass(frozen=True)
+class Reflection(_Record):
+    """The LLM's hindsight reflection on a rollout: the task rewritten from its arguments (phi) and a think text."""
+
+    id: str
+    rollout_id: str
+    task_id: str
+    phi: str
+    think: str
+
+    @classmethod
+    def new(cls, *, rollout_id: str, task_id: str, phi: str, think: str) -> "Reflection":
+        """Build a reflection; the id hashes rollout, phi and think."""
+        key = {"rollout_id": rollout_id, "phi": phi, "think": think}
+        return cls(id=content_id("rf", key), rollout_id=rollout_id, task_id=task_id, phi=phi, think=think)
+
+
+@dataclass(frozen=True)
+class Completion(_Record):
+    """A rollout completed under a reflection, replayed in the world; `sample` is the hindsight actor sample."""
+
+    id: str
+    reflection_id: str
+    rollout_id: str
+    task_id: str
+    steps: list[str]  # the full sub-goal sequence: the rollout's successful prefix + the LLM's completion
+    verified: bool
+    replay: dict[str, Any]  # {success, gc, met, total, failed_step (-1 none), reason}
+    sample: Sample
+
+    @classmethod
+    def new(cls, *, reflection_id: str, rollout_id: str, task_id: str, steps: list[str], verified: bool,
+            replay: dict[str, Any], sample: Sample) -> "Completion":
+        """Build a completion; the id hashes reflection and steps."""
+        key = {"reflection_id": reflection_id, "steps": list(steps)}
+        return cls(id=content_id("cp", key), reflection_id=reflection_id, rollout_id=rollout_id,
+                   task_id=task_id, steps=list(steps), verified=verified, replay=dict(replay), sample=sample)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Completion":
+        """Build the completion (and its sample) from `to_dict()` output."""
+        data = dict(data)
+        if not isinstance(data["sample"], Sample):
+            data["sample"] = Sample.from_dict(data["sample"])
+        return super().from_dict(data)  # type: ignore[return-value]

@@ -1,0 +1,77 @@
+"""Read a pool as it was at a git revision or DVC experiment, through DVC (local cache, then the remote)."""
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from pools.jsonl import read_json, read_jsonl
+
+WORKSPACE = "workspace"
+
+
+class VersionError(RuntimeError):
+    """A revision could not be resolved or its pool data is not available; the message says what to do."""
+
+
+def pool_paths(pool: str) -> tuple[str, str]:
+    """Repo-relative paths of a pool's JSONL and manifest."""
+    return f"data/pools/{pool}.jsonl", f"data/pools/{pool}.manifest.json"
+
+
+def resolve_rev(repo: Path, rev: str) -> str:
+    """A git revision or DVC experiment name -> commit sha."""
+    sha = _git(repo, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}")
+    if sha:
+        return sha
+    from dvc.repo import Repo  # imported here: dvc is slow to import and only needed for experiment names
+    from dvc.repo.experiments.utils import resolve_name
+
+    with Repo(str(repo)) as dvc_repo:
+        found = resolve_name(dvc_repo.scm, rev).get(rev)
+    if found is None:
+        raise VersionError(f"'{rev}' is neither a git revision nor a DVC experiment in {repo} "
+                           "(list them with `git log --oneline` and `dvc exp show`)")
+    return _git(repo, "rev-parse", str(found)) or str(found)
+
+
+def load_pool(repo: Path, pool: str, rev: str, schema: str) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    """Records and manifest of `pool` at `rev` (`workspace` reads the files on disk)."""
+    data_path, manifest_path = pool_paths(pool)
+    if rev == WORKSPACE:
+        records = read_jsonl(repo / data_path, schema).records
+        manifest = read_json(repo / manifest_path, "manifest") if (repo / manifest_path).exists() else None
+        return records, manifest
+    sha = resolve_rev(repo, rev)
+    text = _dvc_read(repo, data_path, sha, rev)
+    try:
+        manifest = json.loads(_dvc_read(repo, manifest_path, sha, rev))
+    except VersionError:
+        manifest = None
+    tmp = repo / ".cache" / "versions" / sha / data_path
+    tmp.parent.mkdir(parents=True, exist_ok=True)
+    tmp.write_text(text, encoding="utf-8")
+    return read_jsonl(tmp, schema).records, manifest
+
+
+def _dvc_read(repo: Path, path: str, sha: str, rev: str) -> str:
+    import dvc.api
+    from dvc.exceptions import DvcException
+
+    try:
+        return dvc.api.read(path, repo=str(repo), rev=sha, mode="r", encoding="utf-8")
+    except FileNotFoundError:
+        raise VersionError(f"{path} does not exist at '{rev}' ({sha[:8]}): that revision has no such pool "
+                           "(was `dvc repro` run and dvc.lock committed there?)") from None
+    except DvcException as exc:
+        raise VersionError(
+            f"{path} at '{rev}' ({sha[:8]}) is in neither the local DVC cache nor the configured remote "
+            f"({type(exc).__name__}: {exc}). Fetch it with `dvc pull` / `dvc fetch --rev {rev}` on a machine "
+            "that has a remote configured (`dvc remote add -d NAME URL`), or `dvc push` it from where it was built."
+        ) from None
+
+
+def _git(repo: Path, *args: str) -> str:
+    proc = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True)
+    return proc.stdout.strip() if proc.returncode == 0 else ""

@@ -1,0 +1,82 @@
+"""Schema-checked JSONL: bad rows are named by file, line, field and schema path; writes are atomic."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from pools.jsonl import RecordError, quarantine_path, read_jsonl, write_jsonl
+from pools.records import Sample
+
+ARGS = {"object_target": "Apple", "parent_target": "Fridge", "mrecep_target": "", "toggle_target": "",
+        "object_state": "cool", "object_sliced": False, "two_objects": False}
+
+
+def sample(task: str = "t1", steps: tuple[str, ...] = ("Navigation Apple", "PickupObject Apple")) -> dict:
+    return Sample.new(kind="gt", task_id=task, task_type="pick_cool_then_place_in_recep",
+                      instruction="Put a cold apple in the fridge.", args=ARGS, steps=list(steps),
+                      verified=True, source="expert").to_dict()
+
+
+def test_roundtrip(tmp_path: Path) -> None:
+    path = tmp_path / "pool.jsonl"
+    rows = [sample("a"), sample("b")]
+    assert write_jsonl(path, rows, "sample") == 2
+    assert read_jsonl(path, "sample").records == rows
+
+
+@pytest.mark.parametrize(
+    "mutate, field",
+    [
+        (lambda r: r.update(task_type="make_coffee"), "task_type"),
+        (lambda r: r["args"].update(object_target="Banana"), "args/object_target"),
+        (lambda r: r.update(steps="Navigation Apple"), "steps"),
+        (lambda r: r.pop("instruction"), "instruction"),
+        (lambda r: r.update(instruction="x" * 5000), "instruction"),
+    ],
+)
+def test_bad_record_names_file_line_field(tmp_path: Path, mutate, field: str) -> None:
+    path = tmp_path / "pool.jsonl"
+    bad = sample("b")
+    mutate(bad)
+    path.write_text(json.dumps(sample("a")) + "\n" + json.dumps(bad) + "\n")
+    with pytest.raises(RecordError) as err:
+        read_jsonl(path, "sample")
+    msg = str(err.value)
+    assert f"{path}:2:" in msg and "schema path sample.schema.json#/" in msg
+    assert (f"'{field}'" in msg) or ("'instruction' is a required" in msg)
+
+
+def test_truncated_line_and_duplicates_quarantined(tmp_path: Path) -> None:
+    path = tmp_path / "pool.jsonl"
+    good = sample("a")
+    text = json.dumps(good) + "\n" + json.dumps(good) + "\n" + json.dumps(sample("c"))[:40] + "\n"
+    path.write_text(text)
+    result = read_jsonl(path, "sample", on_bad="quarantine")
+    assert result.records == [good]
+    reasons = [r["reason"] for r in result.rejected]
+    assert "duplicate id" in reasons[0] and "truncated" in reasons[1]
+    side = [json.loads(x) for x in quarantine_path(path).read_text().splitlines()]
+    assert [s["line"] for s in side] == [2, 3]
+
+
+def test_write_refuses_invalid_and_keeps_old_file(tmp_path: Path) -> None:
+    path = tmp_path / "pool.jsonl"
+    write_jsonl(path, [sample("a")], "sample")
+    before = path.read_bytes()
+    bad = sample("b")
+    bad["kind"] = "nonsense"
+    with pytest.raises(RecordError, match=r"pool.jsonl:2: refusing to write"):
+        write_jsonl(path, [sample("a"), bad], "sample")
+    assert path.read_bytes() == before
+    assert not list(tmp_path.glob(".pool.jsonl.*"))
+
+
+def test_huge_and_non_utf8_lines(tmp_path: Path) -> None:
+    path = tmp_path / "pool.jsonl"
+    path.write_bytes(b'{"kind": "gt", "id": "\xff\xfe"}\n' + b'{"x": "' + b"a" * 2_000_000 + b'"}\n')
+    result = read_jsonl(path, "sample", on_bad="quarantine")
+    assert result.records == []
+    assert "not UTF-8" in result.rejected[0]["reason"]
+    assert "over the" in result.rejected[1]["reason"]
