@@ -11,6 +11,8 @@ export PREFECT_HOME := $(CURDIR)/.cache/prefect
 export PREFECT_SERVER_ANALYTICS_ENABLED := false
 export PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS := 90
 export CMAKE_BUILD_PARALLEL_LEVEL := 2
+# dvc.yaml stage commands call `hindsight`, installed in the venv.
+export PATH := $(CURDIR)/$(BIN):$(PATH)
 
 .PHONY: setup run test models bench clean-cache
 

@@ -1,0 +1,98 @@
+"""What every stage flow shares: inputs read under their schema, the LLM client, pools written with manifests."""
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from flows.env import project_dir
+from pools.jsonl import ReadResult, read_jsonl, write_json, write_jsonl
+from pools.manifest import build_manifest
+
+TASKS = "data/tasks.jsonl"
+GT_POOL = "data/pools/gt.jsonl"
+HINDSIGHT_POOL = "data/pools/hindsight.jsonl"
+ROLLOUTS = "data/relabel/rollouts.jsonl"
+REFLECTIONS = "data/relabel/reflections.jsonl"
+COMPLETIONS = "data/relabel/completions.jsonl"
+CRITIC_SAMPLES = "data/relabel/critic_samples.jsonl"
+
+
+def path(rel: str) -> Path:
+    """Absolute path of a workspace-relative file."""
+    return project_dir() / rel
+
+
+def subset(params: dict[str, Any], *sections: str) -> dict[str, Any]:
+    """Only the params sections a stage declares in dvc.yaml (so nothing undeclared can change its result)."""
+    return {name: params[name] for name in sections if name in params}
+
+
+def on_bad(params: dict[str, Any], flag: str | None) -> str:
+    """The bad-record policy: the command-line flag, else params `pipeline.on_bad_record`, else fail."""
+    return flag or (params.get("pipeline") or {}).get("on_bad_record", "fail")
+
+
+def read_input(rel: str, schema: str, policy: str) -> ReadResult:
+    """Read a stage input under its schema (bad rows fail the stage or go to quarantine)."""
+    return read_jsonl(path(rel), schema, on_bad=policy)  # type: ignore[arg-type]
+
+
+def file_digest(*rels: str) -> dict[str, str]:
+    """SHA-256 of input files (part of a stage's resume key)."""
+    return {rel: hashlib.sha256(path(rel).read_bytes()).hexdigest() for rel in rels}
+
+
+def max_failure_share(params: dict[str, Any]) -> float:
+    """Failed items a stage tolerates before exiting non-zero (params `pipeline.max_failure_share`)."""
+    return float((params.get("pipeline") or {}).get("max_failure_share", 0.5))
+
+
+def llm_client(params: dict[str, Any]):  # -> planner.llm.client.LLMClient (imported lazily: heavy)
+    """The one LLM client of this process, configured from params `llm:`."""
+    from planner.llm.client import LLMClient
+    from planner.llm.settings import LLMSettings
+
+    return LLMClient(LLMSettings.from_params(params["llm"]))
+
+
+def write_pool(name: str, records: Iterable[dict[str, Any]], used_params: dict[str, Any], model: str | None,
+               quarantined: int = 0) -> dict[str, Any]:
+    """Write data/pools/<name>.jsonl and its manifest; returns the manifest."""
+    rows = sorted(records, key=lambda r: r["id"])
+    write_jsonl(path(f"data/pools/{name}.jsonl"), rows, "sample")
+    manifest = build_manifest(name, rows, "sample", used_params, model, quarantined)
+    write_json(path(f"data/pools/{name}.manifest.json"), manifest, "manifest")
+    return manifest
+
+
+def llm_errors() -> tuple[type[BaseException], ...]:
+    """Exceptions an item is retried on: the LLM client's transient-fault error."""
+    from planner.llm.client import LLMError
+
+    return (LLMError,)
+
+
+def run_llm_stage(
+    stage: str,
+    params: dict[str, Any],
+    sections: tuple[str, ...],
+    items: list[tuple[str, Any]],
+    work: Callable[[Any, Any], dict[str, Any]],
+    out: str,
+    schema: str,
+    inputs: tuple[str, ...],
+    quarantined: int = 0,
+) -> dict[str, Any]:
+    """Run `work(client, payload)` per item with retries and resume, write `out`, and return the stage summary."""
+    from flows.stage import finish, run_items
+
+    with llm_client(params) as client:
+        mark = client.usage.snapshot()
+        result = run_items(
+            stage, items, lambda payload: work(client, payload),
+            key=[subset(params, *sections), file_digest(*inputs)],
+            retries=int(params["llm"].get("retries", 2)), retry_on=llm_errors(),
+        )
+        write_jsonl(path(out), result.records, schema)
+        return finish(result, max_failure_share(params), llm=client.usage.summary(since=mark), quarantined=quarantined)

@@ -1,0 +1,67 @@
+"""Stage `evaluate@VARIANT`: one planner variant on held-out valid_seen / valid_unseen tasks; metrics and plot data."""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from prefect import flow
+
+from flows.common import GT_POOL, HINDSIGHT_POOL, TASKS, on_bad, path, read_input, run_llm_stage
+from flows.params import load_params, section
+from pools.jsonl import atomic_write_text, read_jsonl, write_json
+from pools.metrics import sr_by_type_rows, summarize
+from pools.select import stratified
+
+SECTIONS = ("world", "llm", "retrieval", "planner", "evaluate")
+
+
+@flow(name="evaluate")
+def evaluate_flow(params: dict[str, Any], variant: str, policy: str) -> dict[str, Any]:
+    """Run `variant` on per_type tasks of each task type in each evaluation split."""
+    from household.tasks import get_task
+    from planner.config import PlannerConfig
+    from planner.examples import ExamplePools
+    from planner.loop import run_episode
+    from pools.records import CriticSample, Sample
+
+    ev, world = section(params, "evaluate"), section(params, "world")
+    tasks = read_input(TASKS, "task", policy)
+    gt = read_input(GT_POOL, "sample", policy)
+    hind = read_input(HINDSIGHT_POOL, "sample", policy)
+    pool_records = gt.records + hind.records
+    pools = ExamplePools(
+        gt=[Sample.from_dict(r) for r in gt.records if r["kind"] == "gt"],
+        hind=[Sample.from_dict(r) for r in hind.records if r["kind"] == "hindsight"],
+        critic=[CriticSample.from_dict(r) for r in pool_records if r["kind"] == "critic"],
+    )
+    cfg = PlannerConfig.from_params({k: params[k] for k in ("world", "retrieval", "planner")}, variant=variant)
+    chosen = [row for split in ev["splits"]
+              for row in stratified(tasks.records, int(ev["per_type"]), int(world["seed"]), split=split)]
+    split_of = {row["id"]: row["split"] for row in chosen}
+    items = [(row["id"], row) for row in chosen]
+
+    def work(client: Any, row: dict[str, Any]) -> dict[str, Any]:
+        return run_episode(get_task(row["id"]), variant, pools, client, cfg, seed=row["seed"]).to_dict()
+
+    out = f"data/eval/{variant}.jsonl"
+    summary = run_llm_stage(f"evaluate-{variant}", params, SECTIONS, items, work, out,
+                            "rollout", (TASKS, GT_POOL, HINDSIGHT_POOL),
+                            quarantined=len(tasks.rejected) + len(gt.rejected) + len(hind.rejected))
+    rollouts = read_jsonl(path(out), "rollout").records
+    write_json(path(f"metrics/eval/{variant}.json"), summarize(variant, rollouts, split_of), "eval_metrics")
+    atomic_write_text(path(f"plots/eval/{variant}.json"), json.dumps(sr_by_type_rows(variant, rollouts), indent=1) + "\n")
+    return summary
+
+
+def main(item: str | None = None, on_bad_record: str | None = None) -> None:
+    """Entry point for `hindsight stage evaluate VARIANT`."""
+    if not item:
+        raise SystemExit("hindsight stage evaluate: name the planner variant, e.g. `hindsight stage evaluate hindsight`")
+    params = load_params()
+    evaluate_flow(params, item, on_bad(params, on_bad_record))
+
+
+if __name__ == "__main__":
+    import sys
+
+    main(sys.argv[1] if len(sys.argv) > 1 else None)

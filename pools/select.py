@@ -1,0 +1,20 @@
+"""Seeded, stratified choice of tasks (which tasks a stage works on); pure data, no world."""
+from __future__ import annotations
+
+import random
+from collections import defaultdict
+from typing import Any, Iterable
+
+
+def stratified(rows: Iterable[dict[str, Any]], per_type: int, seed: int, split: str | None = None) -> list[dict[str, Any]]:
+    """Pick `per_type` expert-solvable task rows of each task type (seeded; stable under row order)."""
+    by_type: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for row in rows:
+        if (split is None or row["split"] == split) and row.get("expert_ok", True):
+            by_type[row["task_type"]].append(row)
+    chosen: list[dict[str, Any]] = []
+    for task_type in sorted(by_type):
+        group = sorted(by_type[task_type], key=lambda r: r["id"])
+        rng = random.Random(f"{seed}:{split}:{task_type}")  # string seed: stable across Python versions
+        chosen.extend(rng.sample(group, min(per_type, len(group))))
+    return chosen
