@@ -13,6 +13,7 @@ COMMAND_MODULES = (
     "flows.cmd_episode",
     "flows.cmd_stage",
     "flows.cmd_pools",
+    "flows.cmd_profile",
 )
 
 

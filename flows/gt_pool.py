@@ -16,15 +16,17 @@ from flows.env import project_dir
 def gt_pool_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
     """Pick tasks stratified by type and write their expert plans as gt samples (plus gt critic samples)."""
     from household.tasks import get_task
-    from planner.samples import gt_samples
+    from planner.relabel import build_gt_critic_samples, build_gt_samples
 
     log = get_run_logger()
     pools, world = section(params, "pools"), section(params, "world")
     tasks = read_input(TASKS, "task", policy)
     chosen = stratified(tasks.records, int(pools["gt_per_type"]), int(world["seed"]), split=pools["gt_split"])
-    records: list[dict[str, Any]] = []
-    for row in chosen:
-        records.extend(r.to_dict() for r in gt_samples(get_task(row["id"]), seed=row["seed"]))
+    task_list = [get_task(row["id"]) for row in chosen]
+    seed = int(world["seed"])
+    samples = build_gt_samples(task_list, seed=seed)
+    critics = build_gt_critic_samples(task_list, samples, seed=seed)
+    records = [r.to_dict() for r in [*samples, *critics]]
     used = subset(params, "world", "pools")
     manifest = write_pool("gt", records, used, None, quarantined=len(tasks.rejected))
     write_json(project_dir() / "metrics" / "stages" / "gt_pool.json",

@@ -7,20 +7,22 @@ from prefect import flow, get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 
 from flows.env import project_dir
-from flows.params import load_params, section
+from flows.params import ParamsError, load_params, section
 from pools.jsonl import write_json, write_jsonl
 
 OUT = "data/tasks.jsonl"
 
 
 @task(cache_policy=NO_CACHE, persist_result=False)
-def split_rows(split: str, seed: int) -> list[dict[str, Any]]:
-    """One row per task of `split`, each solved once by the expert to record its plan length."""
+def split_rows(split: str, seed: int, task_types: list[str] | None) -> list[dict[str, Any]]:
+    """One row per task of `split` (of `task_types`, None = all), each solved once by the expert."""
     from household.expert import solve
     from household.tasks import load_tasks
 
     rows = []
     for t in load_tasks(split):
+        if task_types is not None and t.task_type not in task_types:
+            continue
         result = solve(t, seed=seed)
         rows.append({
             "id": t.id,
@@ -38,12 +40,12 @@ def split_rows(split: str, seed: int) -> list[dict[str, Any]]:
 
 
 @flow(name="tasks")
-def tasks_flow(splits: list[str], seed: int) -> dict[str, Any]:
+def tasks_flow(splits: list[str], seed: int, task_types: list[str] | None = None) -> dict[str, Any]:
     """Write data/tasks.jsonl for the given splits."""
     log = get_run_logger()
     rows: list[dict[str, Any]] = []
     for split in splits:
-        part = split_rows(split, seed)
+        part = split_rows(split, seed, task_types)
         unsolved = sum(1 for r in part if not r["expert_ok"])
         log.info("tasks: %s: %d tasks, expert fails %d", split, len(part), unsolved)
         rows.extend(part)
@@ -58,8 +60,17 @@ def tasks_flow(splits: list[str], seed: int) -> dict[str, Any]:
 
 def main(item: str | None = None, on_bad_record: str | None = None) -> None:
     """Entry point for `hindsight stage tasks` / `python -m flows.tasks`."""
+    from household.tasks import TASK_TYPES
+
     params = load_params()
-    tasks_flow(list(section(params, "tasks")["splits"]), int(section(params, "world")["seed"]))
+    tasks = section(params, "tasks")
+    types = tasks.get("task_types", "all")
+    if types != "all":
+        unknown = sorted(set(types) - set(TASK_TYPES))
+        if unknown:
+            raise ParamsError(f"params.yaml: tasks.task_types: unknown task types {unknown}; expected 'all' or some of "
+                              f"{sorted(TASK_TYPES)}")
+    tasks_flow(list(tasks["splits"]), int(section(params, "world")["seed"]), None if types == "all" else list(types))
 
 
 if __name__ == "__main__":

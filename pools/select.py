@@ -7,7 +7,7 @@ from typing import Any, Iterable
 
 
 def stratified(rows: Iterable[dict[str, Any]], per_type: int, seed: int, split: str | None = None) -> list[dict[str, Any]]:
-    """Pick `per_type` expert-solvable task rows of each task type (seeded; stable under row order)."""
+    """Pick `per_type` expert-solvable task rows of each task type (seeded; stable under row order; 0 = all)."""
     by_type: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for row in rows:
         if (split is None or row["split"] == split) and row.get("expert_ok", True):
@@ -16,5 +16,5 @@ def stratified(rows: Iterable[dict[str, Any]], per_type: int, seed: int, split: 
     for task_type in sorted(by_type):
         group = sorted(by_type[task_type], key=lambda r: r["id"])
         rng = random.Random(f"{seed}:{split}:{task_type}")  # string seed: stable across Python versions
-        chosen.extend(rng.sample(group, min(per_type, len(group))))
+        chosen.extend(group if per_type <= 0 else rng.sample(group, min(per_type, len(group))))
     return chosen
