@@ -35,6 +35,8 @@ LAMP_SURFACES: tuple[str, ...] = ("Desk", "SideTable", "Dresser", "Shelf", "Coff
                                   "CounterTop")
 # LLM-Planner writes `PutObject Fork Sink`; the sink's receptacle is its basin.
 PLACE_ALIASES: dict[str, str] = {"Sink": "SinkBasin", "Bathtub": "BathtubBasin"}
+# Laptops stand open and cardboard boxes have open flaps in ALFRED's scenes; cabinets, fridges... start closed.
+STARTS_OPEN_CLASSES: frozenset[str] = frozenset({"Laptop", "Box"})
 ROOM_TYPES: dict[str, tuple[int, int]] = {k: (v[0], v[1]) for k, v in _RAW["room_types"].items()}
 
 
