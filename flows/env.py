@@ -8,9 +8,10 @@ PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
 
 def project_dir() -> Path:
-    """The workspace a command runs in: the current directory when it holds params.yaml, else the checkout."""
+    """The workspace a command runs in: the current directory when it is a project (params.yaml or .dvc/), else
+    the checkout this code lives in."""
     cwd = Path.cwd()
-    return cwd if (cwd / "params.yaml").exists() else PROJECT_ROOT
+    return cwd if (cwd / "params.yaml").exists() or (cwd / ".dvc").is_dir() else PROJECT_ROOT
 
 
 def configure() -> None:

@@ -1,0 +1,79 @@
+"""`hindsight pools diff` reads old pool versions through real DVC (git revisions, cache, clear errors)."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pools.jsonl import write_jsonl
+from pools.manifest import build_manifest
+from pools.versions import VersionError, load_pool
+from tests.pools.test_jsonl import sample
+
+BIN = Path(sys.executable).parent
+ENV = dict(os.environ, DVC_NO_ANALYTICS="1")
+
+
+def sh(cwd: Path, *cmd: str) -> str:
+    exe = str(BIN / cmd[0]) if (BIN / cmd[0]).exists() else cmd[0]
+    return subprocess.run([exe, *cmd[1:]], cwd=cwd, env=ENV, check=True, capture_output=True, text=True).stdout
+
+
+def write_version(repo: Path, records: list[dict], gt_per_type: int) -> None:
+    write_jsonl(repo / "data/pools/gt.jsonl", records, "sample")
+    manifest = build_manifest("gt", records, "sample", {"pools": {"gt_per_type": gt_per_type}}, None)
+    (repo / "data/pools/gt.manifest.json").write_text(json.dumps(manifest))
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    sh(repo, "git", "init", "-q")
+    sh(repo, "git", "config", "user.email", "t@example.com")
+    sh(repo, "git", "config", "user.name", "t")
+    sh(repo, "dvc", "init", "-q")
+    write_version(repo, [sample("a"), sample("b")], 1)
+    sh(repo, "dvc", "add", "-q", "data/pools/gt.jsonl", "data/pools/gt.manifest.json")
+    sh(repo, "git", "add", "-A")
+    sh(repo, "git", "commit", "-qm", "v1")
+    sh(repo, "git", "tag", "v1")
+    return repo
+
+
+def run_diff(repo: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([str(BIN / "hindsight"), "pools", "diff", *args], cwd=repo, env=ENV,
+                          capture_output=True, text=True)
+
+
+def test_diff_head_vs_workspace_and_two_revisions(repo: Path) -> None:
+    write_version(repo, [sample("b"), sample("c")], 2)
+    out = json.loads(run_diff(repo, "--pool", "gt", "--json").stdout)
+    assert out["added"] == [sample("c")["id"]] and out["removed"] == [sample("a")["id"]]
+    assert out["manifest_changes"]["params.pools.gt_per_type"] == {"a": 1, "b": 2}
+
+    sh(repo, "dvc", "add", "-q", "data/pools/gt.jsonl", "data/pools/gt.manifest.json")
+    sh(repo, "git", "commit", "-qam", "v2")
+    text = run_diff(repo, "v1", "HEAD", "--pool", "gt").stdout
+    assert "added 1, removed 1, changed 0, unchanged 1" in text
+
+
+def test_missing_cache_says_what_to_do(repo: Path) -> None:
+    write_version(repo, [sample("b"), sample("c")], 2)
+    sh(repo, "dvc", "add", "-q", "data/pools/gt.jsonl", "data/pools/gt.manifest.json")
+    sh(repo, "git", "commit", "-qam", "v2")
+    shutil.rmtree(repo / ".dvc" / "cache")
+    with pytest.raises(VersionError, match="neither the local DVC cache nor the configured remote"):
+        load_pool(repo, "gt", "v1", "sample")
+    proc = run_diff(repo, "v1", "HEAD", "--pool", "gt")
+    assert proc.returncode == 2 and "dvc pull" in proc.stderr
+
+
+def test_unknown_revision(repo: Path) -> None:
+    proc = run_diff(repo, "no-such-rev", "--pool", "gt")
+    assert proc.returncode == 2 and "neither a git revision nor a DVC experiment" in proc.stderr
