@@ -33,8 +33,9 @@ $(STAMP): pyproject.toml
 models: $(STAMP)
 	$(BIN)/python -m planner.llm.presets assemble --all
 
+# One Prefect server for the whole run instead of an ephemeral one per stage.
 run: setup
-	$(BIN)/dvc repro
+	$(BIN)/python -m flows.prefect_server -- $(BIN)/dvc repro
 
 test: setup
 	$(BIN)/python -m pytest -q

@@ -85,14 +85,15 @@ def run_llm_stage(
     quarantined: int = 0,
 ) -> dict[str, Any]:
     """Run `work(client, payload)` per item with retries and resume, write `out`, and return the stage summary."""
-    from flows.stage import finish, run_items
+    from flows.stage import finish, run_items, stage_lock
 
-    with llm_client(params) as client:
+    # One lock over items, outputs and summary: a second run of the stage refuses, never interleaves its writes.
+    with stage_lock(stage), llm_client(params) as client:
         mark = client.usage.snapshot()
         result = run_items(
             stage, items, lambda payload: work(client, payload),
             key=[subset(params, *sections), file_digest(*inputs)],
-            retries=int(params["llm"].get("retries", 2)), retry_on=llm_errors(),
+            retries=int(params["llm"].get("retries", 2)), retry_on=llm_errors(), schema=schema,
         )
-        write_jsonl(path(out), result.records, schema)
-        return finish(result, max_failure_share(params), llm=client.usage.summary(since=mark), quarantined=quarantined)
+        return finish(result, max_failure_share(params), commit=lambda: write_jsonl(path(out), result.records, schema),
+                      llm=client.usage.summary(since=mark), quarantined=quarantined)

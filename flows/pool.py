@@ -13,17 +13,16 @@ from flows.params import load_params
 from pools.jsonl import atomic_write_text, write_json
 
 
-def select(completions: list[dict[str, Any]], batches: list[dict[str, Any]], keep_unverified: bool
+def select(completions: list[dict[str, Any]], critics: list[dict[str, Any]], keep_unverified: bool
            ) -> list[dict[str, Any]]:
     """Hindsight actor samples (verified unless keep_unverified) and verified critic samples, deduplicated by id."""
     out: dict[str, dict[str, Any]] = {}
     for c in completions:
         if c["verified"] or keep_unverified:
             out[c["sample"]["id"]] = c["sample"]
-    for batch in batches:
-        for s in batch["samples"]:
-            if s["verified"] or keep_unverified:
-                out[s["id"]] = s
+    for s in critics:
+        if s["verified"] or keep_unverified:
+            out[s["id"]] = s
     return list(out.values())
 
 
@@ -32,10 +31,10 @@ def pool_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
     """Write data/pools/hindsight.jsonl, its manifest and the pool-composition plot data."""
     log = get_run_logger()
     completions = read_input(COMPLETIONS, "completion", policy)
-    batches = read_input(CRITIC_SAMPLES, "critic_batch", policy)
+    critics = read_input(CRITIC_SAMPLES, "critic_sample", policy)
     keep = bool(params["relabel"]["keep_unverified"])
-    records = select(completions.records, batches.records, keep)
-    quarantined = len(completions.rejected) + len(batches.rejected)
+    records = select(completions.records, critics.records, keep)
+    quarantined = len(completions.rejected) + len(critics.rejected)
     used = {"relabel": {"keep_unverified": keep}, "llm": {"endpoint": params["llm"]["endpoint"]}}
     manifest = write_pool("hindsight", records, used, params["llm"]["model"], quarantined)
     rows = [{"task_type": t, "kind": k, "count": n}

@@ -13,7 +13,7 @@ from prefect.cache_policies import NO_CACHE
 from flows.env import project_dir
 from pools.ids import content_id
 from pools.journal import Journal, StageLock
-from pools.jsonl import write_json
+from pools.jsonl import record_problem, write_json
 
 
 @dataclass
@@ -49,6 +49,11 @@ class StageFailed(RuntimeError):
     """More items failed than the stage's configured share allows."""
 
 
+def stage_lock(stage: str) -> StageLock:
+    """The workspace lock of one stage (re-entrant in a process; a second process refuses with StageBusy)."""
+    return StageLock(project_dir() / ".cache" / "locks" / f"{stage}.lock", f"stage '{stage}'")
+
+
 def _logger() -> logging.Logger | logging.LoggerAdapter:
     try:
         return get_run_logger()
@@ -65,19 +70,28 @@ def run_items(
     retries: int = 2,
     retry_on: tuple[type[BaseException], ...] = (),
     retry_delay: float = 1.0,
+    schema: str | None = None,
 ) -> StageResult:
     """Run `work` on each (item_id, payload), resuming from the journal of an interrupted run with the same key.
 
     `key` is what the results depend on (params, input hashes): a run with another key never reuses items.
     Exceptions in `retry_on` are retried by Prefect; any exception left after that marks the item failed.
+    With `schema`, a record that breaks it (or is too big to be read back) fails its item instead of the stage.
     """
     log = _logger()
+    ids = [item_id for item_id, _ in items]
+    if len(set(ids)) != len(ids):
+        # The journal is keyed by item id: duplicates would be reused or written twice.
+        dups = sorted({i for i in ids if ids.count(i) > 1})
+        raise ValueError(f"stage '{stage}': duplicate item ids {dups[:5]}")
     root = project_dir() / ".cache"
     journal_id = content_id(stage, key)
     started = time.monotonic()
-    with StageLock(root / "locks" / f"{stage}.lock", f"stage '{stage}'"):
+    with stage_lock(stage):
         journal = Journal(root / "journal" / f"{journal_id}.jsonl")
         done = journal.completed()
+        if schema:
+            done = {k: r for k, r in done.items() if record_problem(r, schema) is None}
         reused = sum(1 for item_id, _ in items if item_id in done)
         if reused:
             log.info("%s: resuming, %d of %d items already done", stage, reused, len(items))
@@ -115,8 +129,16 @@ def run_items(
                 failures.append({"item": item_id, "reason": reason})
                 log.warning("%s: item %s failed: %s", stage, item_id, reason)
             else:
-                journal.append(item_id, "ok", record=record)
-                records.append(record)
+                problem = record_problem(record, schema) if schema else None
+                if problem:
+                    # Checked per item so one bad answer cannot sink the stage at write time (or be reused).
+                    reason = f"invalid {schema} record: {problem}"[:500]
+                    journal.append(item_id, "failed", reason=reason)
+                    failures.append({"item": item_id, "reason": reason})
+                    log.warning("%s: item %s failed: %s", stage, item_id, reason)
+                else:
+                    journal.append(item_id, "ok", record=record)
+                    records.append(record)
             fresh += 1
             elapsed = time.monotonic() - started
             left = len(items) - n
@@ -127,17 +149,20 @@ def run_items(
     return StageResult(stage, records, failures, reused, time.monotonic() - started, journal.path)
 
 
-def finish(result: StageResult, max_failure_share: float, **extra: Any) -> dict[str, Any]:
-    """Write the stage summary, drop the journal when outputs are safe, and fail above the allowed failure share."""
+def finish(result: StageResult, max_failure_share: float, commit: Callable[[], Any] | None = None,
+           **extra: Any) -> dict[str, Any]:
+    """Write the stage summary, fail above the allowed failure share, else `commit` outputs and drop the journal."""
     summary = result.summary(**extra)
     write_json(project_dir() / "metrics" / "stages" / f"{result.stage}.json", summary, "stage_summary")
     share = len(result.failures) / result.total if result.total else 0.0
     _logger().info("%s: %d items, %d ok, %d failed, %d reused, %.1fs", result.stage, result.total,
                    len(result.records), len(result.failures), result.reused, result.seconds)
     if share > max_failure_share:
-        # Keep the journal: a rerun retries only the failed items.
+        # Keep the journal (a rerun retries only the failed items) and the previous outputs (no partial file).
         raise StageFailed(f"stage '{result.stage}': {len(result.failures)}/{result.total} items failed "
                           f"({share:.0%} > allowed {max_failure_share:.0%}); see metrics/stages/{result.stage}.json")
+    if commit is not None:
+        commit()  # before the journal goes: a kill in between resumes from the journal
     if result.journal_path:
         result.journal_path.unlink(missing_ok=True)
     return summary

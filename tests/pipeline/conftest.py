@@ -4,10 +4,8 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Iterator
 
@@ -32,39 +30,6 @@ def answer(req: Request) -> str:
     return "Navigation CounterTop; PickupObject Apple; Stop"
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@pytest.fixture(scope="session")
-def prefect_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """One Prefect server for every stage run of the session (an ephemeral one per process costs ~15 s each)."""
-    home = tmp_path_factory.mktemp("prefect")
-    port = _free_port()
-    env = dict(os.environ, PREFECT_HOME=str(home), PREFECT_SERVER_ANALYTICS_ENABLED="false",
-               PREFECT_API_URL="", PREFECT_UI_ENABLED="false")
-    proc = subprocess.Popen([str(BIN / "prefect"), "server", "start", "--host", "127.0.0.1", "--port", str(port)],
-                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    url = f"http://127.0.0.1:{port}/api"
-    deadline = time.monotonic() + 120
-    import urllib.request
-
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(url + "/health", timeout=2):
-                break
-        except OSError:
-            time.sleep(0.5)
-    else:
-        proc.kill()
-        pytest.fail("Prefect server did not start within 120 s")
-    yield url
-    proc.terminate()
-    proc.wait(timeout=30)
-
-
 @pytest.fixture
 def project(tmp_path: Path, prefect_server: str) -> Iterator["Project"]:
     """A fresh git+DVC copy of the project with a tiny profile pointed at a scripted endpoint."""
@@ -77,6 +42,7 @@ class Project:
 
     def __init__(self, path: Path, endpoint: ScriptedEndpoint, prefect_url: str):
         self.path = path
+        self.endpoint = endpoint
         path.mkdir()
         for name in COPY:
             src = ROOT / name
@@ -90,7 +56,9 @@ class Project:
                                                                            "pick_heat_then_place_in_recep"])
         params["pools"].update(gt_per_type=2)
         params["collect"].update(per_type=1)
-        params["planner"].update(max_subgoals=4)
+        # The scripted answers never solve a task, so keep unverified samples to exercise the pool's plumbing.
+        params["relabel"].update(keep_unverified=True)
+        params["planner"].update(max_subgoals=6)
         params["evaluate"].update(variants=["hindsight", "llm_planner", "expert"], splits=["valid_seen"], per_type=1)
         (path / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
         self.env = dict(os.environ, PATH=f"{BIN}:{os.environ['PATH']}", PREFECT_API_URL=prefect_url,

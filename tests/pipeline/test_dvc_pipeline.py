@@ -16,7 +16,7 @@ OUTPUTS = {
     "data/relabel/rollouts.jsonl": "rollout",
     "data/relabel/reflections.jsonl": "reflection",
     "data/relabel/completions.jsonl": "completion",
-    "data/relabel/critic_samples.jsonl": "critic_batch",
+    "data/relabel/critic_samples.jsonl": "critic_sample",
     "data/pools/hindsight.jsonl": "sample",
     "data/eval/hindsight.jsonl": "rollout",
     "data/eval/llm_planner.jsonl": "rollout",
@@ -45,7 +45,7 @@ def test_repro_every_stage_then_only_downstream_of_a_critic_param(project) -> No
 
     assert "up to date" in project.run("dvc", "repro").stdout.lower() or not ran_stages(project.run("dvc", "status").stdout)
 
-    project.set_param("relabel.critic_prefixes", 2)
+    project.set_param("relabel.critic_examples", 1)
     second = ran_stages(project.run("dvc", "repro").stdout)
     # critic reruns; pool and evaluate rerun when what they read changed; nothing upstream ever does.
     assert "critic" in second

@@ -1,0 +1,285 @@
+"""The closed loop (the paper's alg. 1): observe, predict arguments, search, execute, record; until done.
+
+Failure rule (explicit): a sub-goal failed when the world reports `ok=False`; the world's reason is recorded, and
+identical (sub-goal, reason) failures are counted; the episode stops when one repeats `max_repeat_fails` times,
+on `Stop`, on success, at the world's limits (ALFRED's failed-action and step budgets), or after `max_subgoals`.
+A step where no actor gave a legal sub-goal counts as a failure of the planner (recorded with reason
+'no legal proposal'); `max_repeat_fails` of them in a row end the episode.
+"""
+from __future__ import annotations
+
+import logging
+import time
+from collections import Counter
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable
+
+from household.env import Env
+from household.expert import expert_plan
+from household.metrics import episode_metrics
+from household.tasks import Task
+from planner.actors import Actor, StepContext
+from planner.adapter import Adapter
+from planner.beam import BeamResult, Node, beam_search
+from planner.config import PlannerConfig
+from planner.critic import Critic
+from planner.examples import ExamplePools
+from planner.generator import Belief, BeliefGenerator, LLMGenerator, belief_step
+from planner.grounding import Grounder, classes_of
+from planner.parsing import args_accuracy
+from planner.prompting import render
+from planner.variants import Variant, get_variant
+from pools.records import ARG_KEYS, Rollout, StepRecord
+
+log = logging.getLogger(__name__)
+
+NO_PROPOSAL = "no legal proposal"
+NO_SUBGOAL = "(none)"  # the sub-goal of a step where nothing legal was proposed (the world is not called)
+ROLE_OF_POOL = {"gt": "actor_gt", "hind": "actor_hind"}
+
+
+@dataclass
+class StepView:
+    """What one closed-loop step looked like, for a person watching (`on_step` callback)."""
+
+    index: int
+    observation: str
+    pddl_pred: dict[str, Any]
+    candidates: list[dict[str, Any]]
+    rollouts: list[dict[str, Any]]
+    record: StepRecord
+
+
+@dataclass
+class Planner:
+    """One variant's planning machinery for one episode (examples retrieved once: the prompts' shared prefix)."""
+
+    variant: Variant
+    cfg: PlannerConfig
+    adapter: Adapter | None
+    actors: list[Actor]
+    critic: Critic | None
+    generator: Callable[[Belief, str], Belief]
+    grounder: Grounder
+    queue: list[str] = field(default_factory=list)  # llm_planner: the rest of its written plan
+    recent_failures: list[str] = field(default_factory=list)  # sub-goals failed since the last success
+
+    def decide(self, ctx: StepContext, belief: Belief, last_failed: bool) -> BeamResult:
+        """Choose the next sub-goal for the real state."""
+        classes = list(ctx.seen) + [v for k, v in (ctx.args or {}).items() if isinstance(v, str) and v
+                                    and k not in ("object_state",)]
+        if self.variant.search == "replan":
+            return self._replan(ctx, belief, last_failed, classes)
+        for actor in self.actors:
+            actor.new_step()
+        # A sub-goal that already failed in this unchanged state (no success since) is not proposed again at the
+        # root unless nothing else is: a failed sub-goal changes nothing, so the retry would fail the same way.
+        avoid = set(self.recent_failures) if self.cfg.avoid_repeats else set()
+
+        def guarded(actor: Actor) -> Callable[[Node, int], list[str]]:
+            def propose(node: Node, n: int) -> list[str]:
+                got = actor.propose(ctx, node, n, classes)
+                if node.actions or not avoid:
+                    return got
+                fresh = [a for a in got if a not in avoid]
+                return fresh or got
+            return propose
+
+        proposers = [(a.role, guarded(a)) for a in self.actors]
+        score = (lambda nodes: self.critic.score(ctx, nodes)) if self.critic else (lambda nodes: [None] * len(nodes))
+        return beam_search(belief, proposers, self.generator, score, beam=self.cfg.beam, width=self.cfg.width,
+                           depth=self.cfg.depth)
+
+    def _replan(self, ctx: StepContext, belief: Belief, last_failed: bool, classes: list[str]) -> BeamResult:
+        # LLM-Planner: write a whole plan, execute it step by step, write a new one after a failure (or when spent).
+        if last_failed or not self.queue:
+            actor = self.actors[0]
+            actor.new_step()
+            plan = actor._write_plan(ctx, Node((), belief), classes)
+            self.queue = list(plan)
+        if not self.queue:
+            return BeamResult(None)
+        action = self.queue.pop(0)
+        return BeamResult(action, [{"subgoal": action, "value": None}], [], True)
+
+
+def build_planner(task: Task, variant: Variant, pools: ExamplePools, client: Any, cfg: PlannerConfig,
+                  leave_out: str = "", grounder: Grounder | None = None) -> Planner:
+    """Retrieve the episode's examples and assemble adapter, actors, critic and generator for a variant."""
+    text = task.instruction(0)
+    exclude = (leave_out,) if leave_out else ()
+    grounder = grounder or Grounder(cfg.map_threshold)
+    # Actor plans cover the look-ahead; LLM-Planner writes whole plans.
+    full = variant.search == "replan"
+    actors = []
+    for pool in variant.actors:
+        examples = pools.retrieve(pool, text, cfg.k, exclude_task=task.id, exclude_ids=exclude)
+        if not examples:  # e.g. no hindsight samples yet (collect stage): the other actors take the width
+            continue
+        actors.append(Actor(ROLE_OF_POOL[pool], client, examples, grounder, show_args=variant.adapter,
+                            plan_steps=cfg.max_subgoals if full else max(cfg.plan_steps, cfg.depth + 1),
+                            max_tokens=cfg.actor_tokens * (3 if full else 1), reuse_plans=cfg.reuse_plans))
+    adapter = None
+    if variant.adapter:
+        adapter = Adapter(client, pools.retrieve("gt", text, cfg.k, exclude_task=task.id, exclude_ids=exclude),
+                          cfg.adapter_tokens)
+    critic = None
+    if variant.critic_pool:
+        cexamples = pools.retrieve(variant.critic_pool, text, cfg.k, exclude_task=task.id, exclude_ids=exclude)
+        critic = Critic(client, cexamples, show_args=variant.adapter, tokens_per_rollout=cfg.critic_tokens)
+    if cfg.generator == "llm":
+        from household.ontology import canonical_class
+
+        def gen_prompt(state: Belief, subgoal: str) -> str:
+            return render("generator", instruction=text, seen=", ".join(state.seen), belief=state.text(),
+                          subgoal=subgoal)
+        generator: Callable[[Belief, str], Belief] = LLMGenerator(client, gen_prompt, canonical_class)
+    elif cfg.generator == "belief":
+        generator = BeliefGenerator()
+    else:
+        raise ValueError(f"planner.generator must be 'belief' or 'llm', not {cfg.generator!r}")
+    return Planner(variant, cfg, adapter, actors, critic, generator, grounder)
+
+
+def _llm_record(client: Any, mark: int | None) -> dict[str, Any]:
+    if client is None or mark is None:
+        return {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "seconds": 0.0, "cache_hits": 0,
+                "by_role": {}, "roles": {}}
+    summ = client.usage.summary(since=mark)
+    roles = summ.pop("by_role", {})
+    return {**summ, "by_role": {r: v["calls"] for r, v in roles.items()}, "roles": roles}
+
+
+def _per_subgoal(llm: dict[str, Any], n: int) -> dict[str, float]:
+    n = max(n, 1)
+    return {"calls": round(llm["calls"] / n, 3),
+            "tokens": round((llm["prompt_tokens"] + llm["completion_tokens"]) / n, 1),
+            "prompt_tokens": round(llm["prompt_tokens"] / n, 1),
+            "completion_tokens": round(llm["completion_tokens"] / n, 1),
+            "seconds": round(llm["seconds"] / n, 3)}
+
+
+def run_episode(task: Task, variant: str, pools: ExamplePools, client: Any, cfg: PlannerConfig, *,
+                seed: int | None = None, leave_out: str = "", on_step: Callable[[StepView], None] | None = None
+                ) -> Rollout:
+    """Run one closed-loop episode of `variant` on `task` and return its rollout record (no files written)."""
+    spec = get_variant(variant)
+    seed = cfg.seed if seed is None else seed
+    t0 = time.perf_counter()
+    mark = client.usage.snapshot() if client is not None else None
+    env = Env(task, seed=seed, max_fails=cfg.max_fails, max_steps=cfg.max_steps, explore_budget=cfg.explore_budget)
+    expert = expert_plan(task, seed=seed)
+    expert_len = len(expert)
+    instruction = task.instruction(0)
+    true_args = task.args.as_dict()
+    steps: list[StepRecord] = []
+    fail_counts: Counter[tuple[str, str]] = Counter()
+    acc_sum: Counter[str] = Counter()
+    n_pred = 0
+    stop_reason = "max_subgoals"
+    planner = None if spec.search == "expert" else build_planner(task, spec, pools, client, cfg, leave_out)
+    expert_queue = list(expert) if spec.search == "expert" else []
+    belief = Belief()
+    done: list[str] = []
+    failed: list[str] = []
+    last_failed = False
+    no_prop_streak = 0
+    last_pred: dict[str, Any] = {}
+    # The expert is the upper bound: its plan is never cut by the planner's sub-goal cap.
+    limit = cfg.max_subgoals if planner is not None else len(expert_queue) + 1
+    for index in range(limit):
+        if env.done:
+            break
+        obs = env.observe()
+        seen = tuple(classes_of(obs.objects))
+        # The real observation is authoritative for what is seen and held; the belief keeps what the agent did.
+        held = classes_of([obs.holding]) if obs.holding else []
+        belief = replace(belief, seen=seen, holding=held[0] if held else "", done=tuple(done), predicted_fail=())
+        pred: dict[str, Any] = {}
+        if planner is not None and planner.adapter is not None:
+            pred = planner.adapter.predict(instruction, seen) if (cfg.adapter_every_step or not last_pred) \
+                else dict(last_pred)
+            last_pred = pred
+        if pred:
+            n_pred += 1
+            for key, ok in args_accuracy(pred, true_args).items():
+                acc_sum[key] += ok
+        ctx = StepContext(instruction, seen, pred if spec.adapter else None, tuple(done), tuple(failed[-2:]),
+                          belief.holding)
+        if planner is not None:
+            result = planner.decide(ctx, belief, last_failed)
+        else:
+            action = expert_queue.pop(0) if expert_queue else None
+            result = BeamResult(action, [{"subgoal": action, "value": None}] if action else [], [], True)
+        if result.action is None:
+            no_prop_streak += 1
+            rec = StepRecord(subgoal=NO_SUBGOAL, ok=False, reason=NO_PROPOSAL, observation=obs.text(), pddl_pred=pred,
+                             candidates=[], repeat_fail=no_prop_streak - 1)
+            steps.append(rec)
+            _notify(on_step, index, obs, pred, result, rec)
+            if no_prop_streak >= cfg.max_repeat_fails or planner is None:
+                stop_reason = "no_proposal"
+                break
+            last_failed = True
+            continue
+        no_prop_streak = 0
+        action = result.action
+        sr = env.step(action)
+        key = (action, sr.reason or "")
+        repeat = fail_counts[key]
+        if not sr.ok:
+            fail_counts[key] += 1
+            failed.append(f"{action} ({sr.reason})" if sr.reason else action)
+            if planner is not None:
+                planner.recent_failures.append(action)
+        else:
+            done.append(action)
+            belief = belief_step(belief, action)
+            if planner is not None:
+                planner.recent_failures.clear()
+        last_failed = not sr.ok
+        rec = StepRecord(subgoal=action, ok=bool(sr.ok), reason=sr.reason or "", observation=obs.text(),
+                         pddl_pred=pred, candidates=[dict(c) for c in result.candidates],
+                         repeat_fail=repeat if not sr.ok else 0)
+        steps.append(rec)
+        _notify(on_step, index, obs, pred, result, rec)
+        if not sr.ok and fail_counts[key] >= cfg.max_repeat_fails:
+            stop_reason = "repeat_fail"
+            break
+    if env.done:  # 'success', 'stop', 'max_fails' or 'max_steps' (the world's own verdict wins)
+        stop_reason = env.done_reason
+    em = episode_metrics(env, expert_len)
+    seconds = time.perf_counter() - t0
+    llm = _llm_record(client if planner is not None else None, mark)
+    n_sub = len(steps)
+    metrics: dict[str, Any] = {
+        "success": bool(em["success"]), "gc": float(em["gc"]), "plw_sr": float(em["plw_sr"]),
+        "plw_gc": float(em["plw_gc"]),
+        "subgoals": n_sub, "subgoals_executed": int(env.subgoals_executed),
+        "failed_subgoals": int(env.failed_subgoals), "low_steps": int(env.low_steps),
+        "no_proposal": sum(1 for s in steps if s.reason == NO_PROPOSAL),
+        "max_repeat_fail": max(fail_counts.values(), default=0), "stop_reason": stop_reason,
+        "expert_len": expert_len,
+        "adapter_acc": {k: round(acc_sum[k] / n_pred, 4) for k in ARG_KEYS} if n_pred else {},
+        "adapter_acc_mean": round(sum(acc_sum.values()) / (n_pred * len(ARG_KEYS)), 4) if n_pred else None,
+        "per_subgoal": _per_subgoal(llm, n_sub),
+        "grounding": dict(planner.grounder.stats) if planner else {},
+        "critic_unparsed": planner.critic.unparsed if planner and planner.critic else 0,
+        "actor_plan_reuse": sum(a.reused for a in planner.actors) if planner else 0,
+        "seconds": round(seconds, 3),
+        "outside_llm_share": round(max(seconds - llm["seconds"], 0.0) / seconds, 4) if seconds > 0 else 0.0,
+    }
+    return Rollout.new(task_id=task.id, task_type=task.task_type, instruction=instruction, variant=variant,
+                       seed=seed, leave_out=leave_out, success=bool(em["success"]), gc=float(em["gc"]),
+                       plw={"sr": float(em["plw_sr"]), "gc": float(em["plw_gc"])}, steps=steps, metrics=metrics,
+                       llm=llm)
+
+
+def _notify(on_step: Callable[[StepView], None] | None, index: int, obs: Any, pred: dict[str, Any],
+            result: BeamResult, rec: StepRecord) -> None:
+    if on_step is None:
+        return
+    rollouts = [{"actions": list(n.actions), "value": n.value, "proposer": n.proposer} for n in result.rollouts]
+    on_step(StepView(index, obs.text(), pred, list(result.candidates), rollouts, rec))
+
+

@@ -1,0 +1,30 @@
+"""Fixtures shared by every test suite (keep this small)."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:  # `from tests.fakes import ...` works however pytest is started
+    sys.path.insert(0, str(ROOT))
+
+from tests.fakes import ScriptedEndpoint  # noqa: E402
+
+
+@pytest.fixture
+def scripted_endpoint() -> Iterator[ScriptedEndpoint]:
+    """A started fake OpenAI-compatible endpoint; script it with `.push(...)` (see tests/fakes)."""
+    with ScriptedEndpoint() as endpoint:
+        yield endpoint
+
+
+@pytest.fixture(scope="session")
+def prefect_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """One Prefect server for every stage run of the session (an ephemeral one per process costs ~15 s each)."""
+    from flows.prefect_server import prefect_server as server
+
+    with server(tmp_path_factory.mktemp("prefect")) as url:
+        yield url
