@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import logging
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 from prefect import get_run_logger, task
 from prefect.cache_policies import NO_CACHE
@@ -49,9 +50,21 @@ class StageFailed(RuntimeError):
     """More items failed than the stage's configured share allows."""
 
 
-def stage_lock(stage: str) -> StageLock:
-    """The workspace lock of one stage (re-entrant in a process; a second process refuses with StageBusy)."""
-    return StageLock(project_dir() / ".cache" / "locks" / f"{stage}.lock", f"stage '{stage}'")
+_HELD: set[str] = set()  # stages whose lock this process holds (flock would refuse a second take from us too)
+
+
+@contextmanager
+def stage_lock(stage: str) -> Iterator[None]:
+    """Hold the workspace lock of one stage (a second process refuses with StageBusy); nests within a process."""
+    if stage in _HELD:
+        yield
+        return
+    with StageLock(project_dir() / ".cache" / "locks" / f"{stage}.lock", f"stage '{stage}'"):
+        _HELD.add(stage)
+        try:
+            yield
+        finally:
+            _HELD.discard(stage)
 
 
 def _logger() -> logging.Logger | logging.LoggerAdapter:

@@ -41,6 +41,22 @@ def _problem(record: Any, schema: str) -> str | None:
     return str(found[0]) if found else None
 
 
+def record_problem(record: Any, schema: str) -> str | None:
+    """Why `record` could not be written as one JSONL row of `schema` (schema violation or oversize), else None."""
+    problem = _problem(record, schema)
+    if problem:
+        return problem
+    size = len(_dumps(record).encode("utf-8")) + 1
+    if size > MAX_LINE_BYTES:
+        # Readers reject such lines, so a writer must not produce them.
+        return f"record is {size:,} bytes as one line, over the {MAX_LINE_BYTES:,}-byte limit"
+    return None
+
+
+def _dumps(record: Any) -> str:
+    return json.dumps(record, ensure_ascii=False, sort_keys=True)
+
+
 def read_jsonl(path: Path | str, schema: str, on_bad: OnBad = "fail", id_field: str | None = "id") -> ReadResult:
     """Read a JSONL file, validating each line against `schema`; reject bad rows or raise RecordError."""
     path = Path(path)
@@ -68,6 +84,8 @@ def read_jsonl(path: Path | str, schema: str, on_bad: OnBad = "fail", id_field: 
             bad.append({"file": str(path), "line": lineno, "reason": problem, "raw": raw[:2000].decode("utf-8", "replace")})
     if bad:
         _write_lines(quarantine_path(path), (json.dumps(b, ensure_ascii=False) for b in bad))
+    else:
+        quarantine_path(path).unlink(missing_ok=True)  # a side file from an earlier, dirtier input is stale now
     return ReadResult(good, bad)
 
 
@@ -90,10 +108,10 @@ def write_jsonl(path: Path | str, records: Iterable[dict[str, Any]], schema: str
     path = Path(path)
     rows = list(records)
     for i, record in enumerate(rows, start=1):
-        problem = _problem(record, schema)
+        problem = record_problem(record, schema)
         if problem:
             raise RecordError(path, i, f"refusing to write: {problem}")
-    _write_lines(path, (json.dumps(r, ensure_ascii=False, sort_keys=True) for r in rows))
+    _write_lines(path, (_dumps(r) for r in rows))
     return len(rows)
 
 

@@ -7,7 +7,7 @@ Records are built through their `new(...)` class methods, which compute the id. 
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
 
 from pools.ids import content_id

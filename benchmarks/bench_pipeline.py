@@ -1,0 +1,108 @@
+"""Pipeline timings: cold `dvc repro`, no-op `dvc repro`, warm-cache `dvc repro -f`, and the stage rerun set
+after a critic-only param change. Runs in a temporary copy of the project (its own LLM cache: a real cold run).
+
+    python benchmarks/bench_pipeline.py                     # the default profile (params.yaml as is)
+    python benchmarks/bench_pipeline.py --small             # a small profile, for a quick look
+    python benchmarks/bench_pipeline.py -S llm.model=gemma3-270m
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+sys.path.insert(0, str(ROOT))
+
+from flows.prefect_server import prefect_server  # noqa: E402
+
+SMALL = ["tasks.task_types=[pick_and_place_simple,pick_heat_then_place_in_recep]", "pools.gt_per_type=2",
+         "collect.per_type=1", "evaluate.splits=[valid_seen]", "evaluate.per_type=1", "planner.max_subgoals=6"]
+
+
+def sh(cwd: Path, env: dict, *cmd: str) -> tuple[float, str]:
+    """Run a command; return (seconds, stdout+stderr); raise on failure."""
+    exe = str(BIN / cmd[0]) if (BIN / cmd[0]).exists() else cmd[0]
+    t0 = time.perf_counter()
+    proc = subprocess.run([exe, *cmd[1:]], cwd=cwd, env=env, capture_output=True, text=True)
+    dt = time.perf_counter() - t0
+    if proc.returncode:
+        raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
+    return dt, proc.stdout + proc.stderr
+
+
+def copy_project(dest: Path) -> None:
+    """Copy the tracked files of the checkout (plus uncommitted edits) into `dest`."""
+    files = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=ROOT, capture_output=True,
+                           text=True, check=True).stdout.split()
+    for rel in files:
+        if rel.startswith(("data/", "metrics/", "plots/", "dvc.lock")):
+            continue
+        src = ROOT / rel
+        if src.is_file():
+            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dest / rel)
+    models = dest / ".cache" / "models"
+    models.parent.mkdir(parents=True, exist_ok=True)
+    os.symlink(ROOT / ".cache" / "models", models)  # assembled GGUF files: shared, read-only
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--small", action="store_true", help="a small profile (2 task types, 1 eval split)")
+    ap.add_argument("-S", dest="sets", action="append", default=[], help="extra params override key=value")
+    args = ap.parse_args()
+    sets = (SMALL if args.small else []) + args.sets
+    with tempfile.TemporaryDirectory(prefix="bench-pipeline-") as tmp, prefect_server() as api:
+        proj = Path(tmp)
+        copy_project(proj)
+        env = dict(os.environ, PATH=f"{BIN}:{os.environ['PATH']}", PREFECT_API_URL=api, DVC_NO_ANALYTICS="1")
+        for cmd in (["git", "init", "-q"], ["git", "config", "user.email", "b@example.com"],
+                    ["git", "config", "user.name", "bench"], ["git", "add", "-A"], ["git", "commit", "-qm", "base"]):
+            sh(proj, env, *cmd)
+        if sets:
+            import yaml
+
+            params = yaml.safe_load((proj / "params.yaml").read_text())
+            for item in sets:
+                key, value = item.split("=", 1)
+                *parents, leaf = key.split(".")
+                node = params
+                for p in parents:
+                    node = node[p]
+                node[leaf] = yaml.safe_load(value)
+            (proj / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
+        cold, _ = sh(proj, env, "dvc", "repro")
+        noop = [sh(proj, env, "dvc", "repro")[0] for _ in range(3)]
+        warm, _ = sh(proj, env, "dvc", "repro", "-f")
+        params = (proj / "params.yaml").read_text()
+        (proj / "params.yaml").write_text(re.sub(r"critic_examples: \d+", "critic_examples: 1", params))
+        _, out = sh(proj, env, "dvc", "repro")
+        rerun = sorted(set(re.findall(r"Running stage '([^']+)'", out)))
+        stages = {}
+        for f in sorted((proj / "metrics" / "stages").glob("*.json")):
+            d = json.loads(f.read_text())
+            stages[d["stage"]] = {"items": d["items"], "failed": d["failed"], "seconds": d["seconds"],
+                                  "llm_calls": (d.get("llm") or {}).get("calls")}
+    print(f"profile: {'small' if args.small else 'default'} {' '.join(args.sets)}")
+    print(f"cold dvc repro:         {cold:8.1f} s")
+    print(f"no-op dvc repro:        {statistics.median(noop):8.2f} s (median of 3)")
+    print(f"warm-cache dvc repro -f:{warm:8.1f} s  -> cold/warm = {cold / warm:.1f}x")
+    print(f"after relabel.critic_examples change, reran: {', '.join(rerun)}")
+    print("per stage (last run):")
+    for name, d in stages.items():
+        print(f"  {name:<24} items {d['items']:>4}  failed {d['failed']:>3}  {d['seconds']:8.1f} s  llm calls {d['llm_calls']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,41 @@
+"""Reliability suite: shared Prefect server, in-process flow settings, the fault table, and the slow gate."""
+from __future__ import annotations
+
+import os
+from typing import Iterator
+
+import pytest
+
+from tests.pipeline.conftest import project  # noqa: F401 - the same git+DVC project copy as the pipeline tests
+from tests.reliability.harness import TABLE
+
+SLOW_ENV = "RELIABILITY_SLOW"
+
+
+@pytest.fixture
+def inproc_prefect(prefect_server: str) -> Iterator[str]:
+    """Point flows run inside the test process at the session's Prefect server."""
+    from prefect.settings import PREFECT_API_URL, PREFECT_LOGGING_TO_API_ENABLED, temporary_settings
+
+    # No log shipping: its exit-time flush would find the session's server already gone.
+    with temporary_settings(updates={PREFECT_API_URL: prefect_server, PREFECT_LOGGING_TO_API_ENABLED: False}):
+        yield prefect_server
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Keep `make test` fast: slow reliability tests run only with -m slow or RELIABILITY_SLOW=1."""
+    wanted = "slow" in (config.getoption("markexpr") or "") or os.environ.get(SLOW_ENV) == "1"
+    if wanted:
+        return
+    skip = pytest.mark.skip(reason=f"slow reliability test: run with -m slow or {SLOW_ENV}=1")
+    for item in items:
+        if "tests/reliability/" in str(item.path).replace(os.sep, "/") and item.get_closest_marker("slow"):
+            item.add_marker(skip)
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:  # type: ignore[no-untyped-def]
+    """Print the fault table measured by this session's reliability tests."""
+    if TABLE.rows:
+        terminalreporter.write_sep("=", "reliability fault table")
+        for line in TABLE.render().splitlines():
+            terminalreporter.write_line(line)

@@ -1,0 +1,69 @@
+"""A minimal LLM stage on the real engine (flows.common.run_llm_stage): one chat call per task, one record out.
+
+It stands in for collect/reflect (whose planner code is still moving) so the reliability suite exercises exactly
+the shared machinery every LLM stage uses: schema-checked input with the bad-record policy, Prefect task per item
+with retries on LLMError, the per-item journal, the stage lock, atomic output and the stage summary.
+Run it in a project copy as `python -m tests.reliability.driver [--on-bad-record fail|quarantine]`.
+"""
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from typing import Any
+
+from prefect import flow
+
+STAGE = "reldriver"
+INPUT = "data/tasks.jsonl"
+OUTPUT = "data/rel/out.jsonl"
+
+
+def prompt(task: dict[str, Any]) -> str:
+    """The prompt of one item; it names the item so a scripted endpoint can aim faults at it."""
+    return f"ITEM {task['id']}\nReflect on: {task['instructions'][0]}"
+
+
+@flow(name=STAGE)
+def driver_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
+    """Ask the LLM once per input task and write one reflection-shaped record per task."""
+    from flows.common import read_input, run_llm_stage
+
+    tasks = read_input(INPUT, "task", policy)
+    items = [(t["id"], t) for t in tasks.records]
+
+    def work(client: Any, task: dict[str, Any]) -> dict[str, Any]:
+        text = client.chat("reflect", [{"role": "user", "content": prompt(task)}]).text
+        return {"id": task["id"], "rollout_id": task["id"], "task_id": task["id"],
+                "phi": task["instructions"][0], "think": text}
+
+    return run_llm_stage(STAGE, params, ("llm",), items, work, OUTPUT, "reflection", (INPUT,),
+                         quarantined=len(tasks.rejected))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command-line entry; exit codes and messages as `hindsight stage` gives them."""
+    from flows.env import configure
+
+    configure()
+    from flows.common import on_bad
+    from flows.params import ParamsError, load_params
+    from flows.stage import StageFailed
+    from pools.journal import StageBusy
+    from pools.jsonl import RecordError
+
+    ap = argparse.ArgumentParser(prog="reldriver")
+    ap.add_argument("--on-bad-record", choices=("fail", "quarantine"), default=None)
+    args = ap.parse_args(argv)
+    params = load_params()
+    try:
+        driver_flow(params, on_bad(params, args.on_bad_record))
+    except (ParamsError, RecordError, StageBusy, StageFailed) as exc:
+        logging.getLogger("hindsight").error("%s", exc)
+        print(f"{STAGE}: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
