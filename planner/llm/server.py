@@ -84,16 +84,26 @@ def healthy(base_url: str, model: str, timeout: float = 2.0) -> bool:
         return False
 
 
-def running_server(model: str, cache_dir: Path | None = None) -> ServerState | None:
-    """Return the state of a live, healthy server of `model`, or None."""
+def running_server(model: str, cache_dir: Path | None = None, wait: float = 60.0) -> ServerState | None:
+    """Return the state of a live, healthy server of `model`, or None.
+
+    A server announced moments ago may still be loading its model: wait up to `wait` seconds for it.
+    """
     path = state_path(model, cache_dir)
     try:
         state = ServerState(**json.loads(path.read_text()))
     except (OSError, ValueError, TypeError):
         return None
-    if state.sha256 != preset(model).sha256 or not _alive(state.pid) or not healthy(state.base_url, model):
+    if state.sha256 != preset(model).sha256:
         return None
-    return state
+    deadline = time.monotonic() + (wait if time.time() - state.started < START_TIMEOUT_S else 0.0)
+    while _alive(state.pid):
+        if healthy(state.base_url, model):
+            return state
+        if time.monotonic() >= deadline:
+            break
+        time.sleep(0.25)
+    return None
 
 
 class EmbeddedServer:
@@ -126,6 +136,7 @@ class EmbeddedServer:
         cmd = [sys.executable, "-m", "planner.llm.server", "--model", self.model, "--port", str(self.port),
                "--n-ctx", str(self.options.n_ctx), "--n-threads", str(self.options.threads()),
                "--cache-mb", str(self.options.cache_mb), "--parent", str(os.getpid()), "--model-path", str(path)]
+        _rotate(log_path(self.model, self.cache_dir))
         logfile = log_path(self.model, self.cache_dir).open("ab")
         logfile.write(f"\n=== {time.strftime('%Y-%m-%dT%H:%M:%S')} start {self.model} port {self.port}\n".encode())
         logfile.flush()
@@ -133,6 +144,8 @@ class EmbeddedServer:
         env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}  # the server never sees the key
         root = str(Path(__file__).resolve().parents[2])  # importable even when the project is not installed
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, env.get("PYTHONPATH")]))
+        for key, value in OPENMP_ENV.items():
+            env.setdefault(key, value)
         self._proc = subprocess.Popen(cmd, stdout=logfile, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                       env=env, start_new_session=True)
         logfile.close()
@@ -188,7 +201,7 @@ def ensure_server(model: str, options: ServerOptions = ServerOptions(), cache_di
     key = (str(cache_dir), model)
     with _owned_lock:
         mine = _owned.get(key)
-        if mine is not None and mine.running() and healthy(mine.base_url, model):
+        if mine is not None and mine.running():  # our own child: alive is enough (it was healthy at start)
             return mine.base_url
         # One process at a time decides whether to start a server; the others then find and reuse it.
         with _flock(cache_dir / f"server-{model}.lock"):
@@ -265,7 +278,36 @@ def _disable_extra_buffer_types() -> None:
     llama_mod.llama_cpp.llama_model_default_params = params
 
 
+def _install_bounded_cache() -> None:
+    # llama-cpp-python's LlamaRAMCache bounds only the KV bytes of its states, but every state also holds a
+    # copy of up to n_batch rows of logits (n_batch x n_vocab floats: ~300 MB for Qwen, ~540 MB for Gemma),
+    # so the "bounded" cache grew to 12 GB. Count every byte, and keep only the last logits row: after a
+    # restore, generate() re-evaluates at least one token before sampling, so older rows are never read.
+    import llama_cpp
+
+    class BoundedRAMCache(llama_cpp.LlamaRAMCache):  # type: ignore[misc, name-defined]
+        @property
+        def cache_size(self) -> int:
+            return sum(s.llama_state_size + s.scores.nbytes + s.input_ids.nbytes for s in self.cache_state.values())
+
+        def __setitem__(self, key, value) -> None:  # type: ignore[no-untyped-def]
+            if getattr(value.scores, "ndim", 0) == 2 and value.scores.shape[0] > 1:
+                value.scores = value.scores[-1:].copy()
+            super().__setitem__(key, value)
+
+    llama_cpp.LlamaRAMCache = BoundedRAMCache  # the server's model loader looks it up here
+
+
+# OpenMP threads of llama.cpp spin-wait between steps by default: alone on 2 cores that is fastest, but two
+# processes spinning on the same cores (two servers, or a server and torch) cut decoding to ~2.7 tok/s each
+# (Gemma). Spinning briefly keeps solo speed (43 tok/s) and gives ~18 tok/s each when two share the cores.
+# Measured on this 2-core machine; override by setting GOMP_SPINCOUNT / OMP_WAIT_POLICY yourself.
+OPENMP_ENV = {"GOMP_SPINCOUNT": "1000"}
+
+
 def _run_uvicorn(model: str, path: Path, port: int, options: ServerOptions) -> None:
+    for key, value in OPENMP_ENV.items():  # before libgomp loads with llama_cpp
+        os.environ.setdefault(key, value)
     import uvicorn
     from llama_cpp.server.app import create_app
     from llama_cpp.server.settings import ModelSettings, ServerSettings
@@ -273,6 +315,7 @@ def _run_uvicorn(model: str, path: Path, port: int, options: ServerOptions) -> N
     p = preset(model)
     if _cpu_has_amx():
         _disable_extra_buffer_types()
+    _install_bounded_cache()
     model_settings = ModelSettings(
         model=str(path), model_alias=model, n_ctx=options.n_ctx, n_threads=options.threads(),
         n_threads_batch=options.threads(), logits_all=False, cache=True, cache_type="ram",
@@ -320,6 +363,13 @@ def _withdraw(path: Path, pid: int) -> None:
     with contextlib.suppress(OSError, ValueError):
         if json.loads(path.read_text()).get("pid") == pid:
             path.unlink()
+
+
+def _rotate(path: Path, limit: int = 20 << 20) -> None:
+    # llama.cpp logs a few KB per request: keep one previous log, never an ever-growing one.
+    with contextlib.suppress(OSError):
+        if path.stat().st_size > limit:
+            os.replace(path, path.with_name(path.name + ".1"))
 
 
 def _tail(path: Path, n: int = 15) -> str:

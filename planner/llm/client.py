@@ -1,0 +1,316 @@
+"""The one LLM client: every call goes through it (openai SDK), cached, retried, bounded and accounted.
+
+Caching: a call is cached when its answer is reproducible: temperature 0, or temperature > 0 with a seed
+(the seed is part of the key, so each seed has its own entry). Sampled calls without a seed bypass the
+cache (they are still accounted). The key is the model id + call kind + prompt/messages + sampling params
+(max_tokens, temperature, stop, seed, grammar, response_format); never the API key, endpoint port or timeout.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import random
+import threading
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+from urllib.parse import urlsplit
+
+from planner.llm.errors import LLMError
+from planner.llm.paths import llm_cache_dir
+from planner.llm.settings import LLMSettings, base_role
+from planner.llm.store import DB_NAME, Store, cache_key
+from planner.llm.usage import CallRecord, Usage
+
+log = logging.getLogger(__name__)
+
+__all__ = ["LLMClient", "LLMResponse", "LLMError", "LLMSettings", "Usage"]
+
+_MAX_BACKOFF_S = 30.0
+_NO_KEY = "sk-no-key-needed"  # local endpoints ignore the key; the SDK insists on one
+
+
+@dataclass(frozen=True)
+class LLMResponse:
+    """The text of one call and what it cost (`cached`: served from the response cache)."""
+
+    text: str
+    model: str
+    prompt_tokens: int
+    completion_tokens: int
+    cached: bool
+    seconds: float
+    retries: int
+    finish_reason: str | None = None
+
+
+class _Transient(Exception):
+    """A fault worth retrying (timeout, connection, 408/409/429/5xx, unreadable response)."""
+
+    def __init__(self, reason: str, detail: str = "", retry_after: float | None = None) -> None:
+        super().__init__(reason)
+        self.reason, self.detail, self.retry_after = reason, detail, retry_after
+
+
+class LLMClient:
+    """Thread-safe client over one or more OpenAI-compatible endpoints (per-role settings)."""
+
+    def __init__(self, settings: LLMSettings, cache_dir: Path | None = None) -> None:
+        self.settings = settings
+        self.cache_dir = Path(cache_dir) if cache_dir is not None else llm_cache_dir()
+        self.store = Store(self.cache_dir / DB_NAME)
+        self.usage = Usage()
+        self.run_id = uuid.uuid4().hex[:12]
+        self._lock = threading.Lock()
+        self._sdk: dict[str, Any] = {}                     # base URL -> openai.OpenAI
+        self._slots: dict[tuple[str, str], threading.BoundedSemaphore] = {}
+        self._closed = False
+
+    # ---- public API -------------------------------------------------------------------------------------
+    @property
+    def model_id(self) -> str:
+        """Identifier of the default model, for manifests (no key, no port, no credentials)."""
+        return self.model_id_for(None)
+
+    def model_id_for(self, role: str | None) -> str:
+        """Identifier of the model a role's calls go to."""
+        return _model_id(self.settings.for_role(role) if role else self.settings)
+
+    def supports_chat(self, role: str) -> bool:
+        """False for embedded base models without a chat template (use `complete` with few-shot text)."""
+        s = self.settings.for_role(role)
+        if not s.is_embedded:
+            return True
+        from planner.llm.presets import preset
+        return preset(s.model).chat_format is not None
+
+    def complete(self, role: str, prompt: str, *, max_tokens: int | None = None, stop: str | Sequence[str] | None = None,
+                 temperature: float | None = None, seed: int | None = None, grammar: str | None = None) -> LLMResponse:
+        """Raw text continuation of `prompt` (completions endpoint)."""
+        s = self.settings.for_role(role)
+        request = _sampling(s, max_tokens, stop, temperature, seed)
+        request["prompt"] = prompt
+        if grammar is not None:
+            request["grammar"] = grammar
+        return self._call(role, s, "completions", request)
+
+    def chat(self, role: str, messages: Sequence[Mapping[str, Any]], *, max_tokens: int | None = None,
+             stop: str | Sequence[str] | None = None, temperature: float | None = None, seed: int | None = None,
+             response_format: Mapping[str, Any] | None = None, grammar: str | None = None) -> LLMResponse:
+        """Chat completion over `messages`, sent exactly in the given order."""
+        s = self.settings.for_role(role)
+        request = _sampling(s, max_tokens, stop, temperature, seed)
+        request["messages"] = [dict(m) for m in messages]
+        if response_format is not None:
+            request["response_format"] = _response_format(s, response_format)
+        if grammar is not None:
+            request["grammar"] = grammar
+        return self._call(role, s, "chat", request)
+
+    def close(self) -> None:
+        """Close HTTP connections and the cache db (embedded servers stop when the process exits)."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            for sdk in self._sdk.values():
+                try:
+                    sdk.close()
+                except Exception:  # noqa: BLE001 - closing is best effort
+                    pass
+            self._sdk.clear()
+        self.store.close()
+
+    def __enter__(self) -> "LLMClient":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ---- one call -----------------------------------------------------------------------------------------
+    def _call(self, role: str, s: LLMSettings, kind: str, request: dict[str, Any]) -> LLMResponse:
+        base_role(role)
+        if self._closed:
+            raise RuntimeError("LLMClient is closed")
+        model_id = _model_id(s)
+        cacheable = request["temperature"] == 0 or request.get("seed") is not None
+        key = cache_key(model_id, kind, request) if cacheable else None
+        t0 = time.perf_counter()
+        if key is not None:
+            hit = self.store.get(key)
+            if hit is not None:
+                resp = LLMResponse(text=hit["text"], model=model_id, prompt_tokens=hit["prompt_tokens"],
+                                   completion_tokens=hit["completion_tokens"], cached=True,
+                                   seconds=time.perf_counter() - t0, retries=0, finish_reason=hit.get("finish_reason"))
+                self._account(role, model_id, resp, None)
+                return resp
+        retries = 0
+        try:
+            with self._slot(s):
+                while True:
+                    try:
+                        text, ptok, ctok, finish = self._request(role, s, kind, request)
+                        break
+                    except _Transient as fault:
+                        if retries >= s.retries:
+                            raise LLMError(role, fault.reason, fault.detail, attempts=retries + 1) from None
+                        delay = min(_MAX_BACKOFF_S, s.backoff * 2 ** retries) * random.uniform(0.75, 1.0)
+                        if fault.retry_after is not None:
+                            delay = max(delay, min(_MAX_BACKOFF_S, fault.retry_after))
+                        retries += 1
+                        log.warning("LLM %s call: %s (%s); retry %d/%d in %.1f s", role, fault.reason,
+                                    fault.detail[:200], retries, s.retries, delay)
+                        time.sleep(delay)
+        except LLMError as err:
+            err.attempts = retries + 1
+            self._account(role, model_id, LLMResponse("", model_id, 0, 0, False, time.perf_counter() - t0, retries),
+                          err.reason)
+            raise
+        resp = LLMResponse(text=text, model=model_id, prompt_tokens=ptok, completion_tokens=ctok, cached=False,
+                           seconds=time.perf_counter() - t0, retries=retries, finish_reason=finish)
+        if key is not None:
+            self.store.put(key, model_id, {"text": text, "prompt_tokens": ptok, "completion_tokens": ctok,
+                                           "finish_reason": finish})
+        self._account(role, model_id, resp, None)
+        return resp
+
+    def _request(self, role: str, s: LLMSettings, kind: str,
+                 request: dict[str, Any]) -> tuple[str, int, int, str | None]:
+        """One HTTP attempt; returns (text, prompt tokens, completion tokens, finish reason) or raises."""
+        import openai
+
+        try:
+            sdk, served_model = self._endpoint(s)
+        except Exception as exc:  # noqa: BLE001 - the embedded server could not start
+            raise LLMError(role, "server_start", _short(str(exc), 2000)) from exc
+        body = {k: v for k, v in request.items() if k not in ("grammar",)}
+        extra = {"grammar": request["grammar"]} if "grammar" in request else None
+        try:
+            if kind == "chat":
+                raw = sdk.chat.completions.create(model=served_model, timeout=s.timeout, extra_body=extra, **body)
+                choice = raw.choices[0]
+                text = choice.message.content or ""
+            else:
+                raw = sdk.completions.create(model=served_model, timeout=s.timeout, extra_body=extra, **body)
+                choice = raw.choices[0]
+                text = choice.text or ""
+        except openai.APITimeoutError as exc:
+            raise _Transient("timeout", f"no answer within {s.timeout:g} s") from exc
+        except openai.APIConnectionError as exc:
+            if s.is_embedded:
+                self._forget(s)  # the shared server may have gone: find or start one on the next attempt
+            raise _Transient("connection", _cause(exc)) from exc
+        except openai.APIStatusError as exc:
+            code = exc.status_code
+            detail = _short(getattr(exc, "message", "") or str(exc))
+            if code in (408, 409, 429) or code >= 500:
+                raise _Transient(f"http_{code}", detail, _retry_after(exc)) from exc
+            raise LLMError(role, f"http_{code}", detail) from exc
+        except (openai.APIResponseValidationError, ValueError, TypeError, AttributeError, IndexError,
+                UnicodeDecodeError) as exc:
+            raise _Transient("malformed_response", _short(f"{type(exc).__name__}: {exc}")) from exc
+        if not isinstance(text, str):
+            raise _Transient("malformed_response", f"text is {type(text).__name__}")
+        usage = getattr(raw, "usage", None)
+        ptok = int(getattr(usage, "prompt_tokens", 0) or 0)
+        ctok = int(getattr(usage, "completion_tokens", 0) or 0)
+        return text, ptok, ctok, getattr(choice, "finish_reason", None)
+
+    # ---- endpoints, slots, accounting -------------------------------------------------------------------
+    def _endpoint(self, s: LLMSettings) -> tuple[Any, str]:
+        """Return (SDK client, model name to send) for a role's settings, starting the embedded server if needed."""
+        import openai
+
+        if s.is_embedded:
+            from planner.llm.server import ServerOptions, ensure_server
+            base_url = ensure_server(s.model, ServerOptions(n_ctx=s.n_ctx, n_threads=s.n_threads,
+                                                            cache_mb=s.cache_mb), self.cache_dir)
+            api_key = _NO_KEY
+        else:
+            base_url = s.endpoint
+            api_key = os.environ.get("OPENAI_API_KEY") or _NO_KEY
+        with self._lock:
+            sdk = self._sdk.get(base_url)
+            if sdk is None:
+                # Retries are ours (counted, logged, uniform across endpoints), so the SDK's are off.
+                sdk = openai.OpenAI(base_url=base_url, api_key=api_key, max_retries=0, timeout=s.timeout)
+                self._sdk[base_url] = sdk
+        return sdk, s.model
+
+    def _forget(self, s: LLMSettings) -> None:
+        with self._lock:
+            for url in list(self._sdk):
+                if url.startswith("http://127.0.0.1:"):
+                    self._sdk.pop(url)  # not closed: another thread may still be reading from it
+
+    def _slot(self, s: LLMSettings) -> threading.BoundedSemaphore:
+        key = (s.endpoint, s.model)
+        with self._lock:
+            sem = self._slots.get(key)
+            if sem is None:
+                sem = self._slots[key] = threading.BoundedSemaphore(s.max_concurrency)
+        return sem
+
+    def _account(self, role: str, model_id: str, resp: LLMResponse, error: str | None) -> None:
+        paid_p = 0 if resp.cached else resp.prompt_tokens
+        paid_c = 0 if resp.cached else resp.completion_tokens
+        self.usage.add(CallRecord(role, model_id, resp.prompt_tokens, resp.completion_tokens, resp.seconds,
+                                  resp.cached, resp.retries, error))
+        self.store.record(self.run_id, role, model_id, paid_p, paid_c, resp.seconds, resp.cached, resp.retries, error)
+        log.debug("LLM %s: %s tokens in, %s out, %.2f s, cached=%s, retries=%s, error=%s", role,
+                  resp.prompt_tokens, resp.completion_tokens, resp.seconds, resp.cached, resp.retries, error)
+
+
+def _sampling(s: LLMSettings, max_tokens: int | None, stop: str | Sequence[str] | None, temperature: float | None,
+              seed: int | None) -> dict[str, Any]:
+    request: dict[str, Any] = {
+        "max_tokens": int(max_tokens if max_tokens is not None else s.max_tokens),
+        "temperature": float(temperature if temperature is not None else s.temperature),
+    }
+    if stop is not None:
+        request["stop"] = [stop] if isinstance(stop, str) else list(stop)
+    seed = seed if seed is not None else s.seed
+    if seed is not None:
+        request["seed"] = int(seed)
+    return request
+
+
+def _response_format(s: LLMSettings, fmt: Mapping[str, Any]) -> dict[str, Any]:
+    # llama-cpp-python's server answers HTTP 500 to {"type": "json_schema"} but enforces
+    # {"type": "json_object", "schema": S} as a grammar: translate for the embedded endpoint.
+    fmt = dict(fmt)
+    if s.is_embedded and fmt.get("type") == "json_schema":
+        schema = (fmt.get("json_schema") or {}).get("schema")
+        return {"type": "json_object", **({"schema": schema} if schema is not None else {})}
+    return fmt
+
+
+def _model_id(s: LLMSettings) -> str:
+    if s.is_embedded:
+        from planner.llm.presets import preset
+        return f"embedded:{s.model}@sha256:{preset(s.model).sha256[:12]}"
+    parts = urlsplit(s.endpoint)
+    host = parts.hostname or ""  # no user:password@, no query string
+    if parts.port:
+        host = f"{host}:{parts.port}"
+    return f"{s.model}@{host}{parts.path.rstrip('/')}"
+
+
+def _retry_after(exc: Exception) -> float | None:
+    try:
+        value = exc.response.headers.get("retry-after")  # type: ignore[attr-defined]
+        return float(value) if value is not None else None
+    except (AttributeError, ValueError, TypeError):
+        return None
+
+
+def _cause(exc: BaseException) -> str:
+    inner = exc.__cause__ or exc.__context__
+    return _short(f"{type(inner).__name__}: {inner}" if inner else str(exc))
+
+
+def _short(text: str, n: int = 300) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= n else text[:n] + "..."
