@@ -1,15 +1,15 @@
 """Stage `gt_pool`: the few-shot ground-truth pool, N expert trajectories per task type, with critic samples."""
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from prefect import flow, get_run_logger
 
 from flows.common import GT_POOL, TASKS, on_bad, read_input, subset, write_pool
 from flows.params import load_params, section
-from pools.jsonl import write_json
+from flows.stage import StageResult, stage_lock, write_summary
 from pools.select import stratified
-from flows.env import project_dir
 
 
 @flow(name="gt_pool")
@@ -19,6 +19,7 @@ def gt_pool_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
     from planner.relabel import build_gt_critic_samples, build_gt_samples
 
     log = get_run_logger()
+    started = time.monotonic()
     pools, world = section(params, "pools"), section(params, "world")
     tasks = read_input(TASKS, "task", policy)
     chosen = stratified(tasks.records, int(pools["gt_per_type"]), int(world["seed"]), split=pools["gt_split"])
@@ -29,9 +30,7 @@ def gt_pool_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
     records = [r.to_dict() for r in [*samples, *critics]]
     used = subset(params, "world", "pools")
     manifest = write_pool("gt", records, used, None, quarantined=len(tasks.rejected))
-    write_json(project_dir() / "metrics" / "stages" / "gt_pool.json",
-               {"stage": "gt_pool", "items": len(chosen), "ok": len(chosen), "failed": 0, "reused": 0,
-                "seconds": 0.0, "failures": [], "quarantined": len(tasks.rejected)}, "stage_summary")
+    write_summary(StageResult("gt_pool", records, seconds=time.monotonic() - started), quarantined=len(tasks.rejected))
     log.info("gt_pool: %d tasks -> %d records %s (%s)", len(chosen), manifest["records"], manifest["by_kind"], GT_POOL)
     return manifest
 
@@ -39,7 +38,8 @@ def gt_pool_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
 def main(item: str | None = None, on_bad_record: str | None = None) -> None:
     """Entry point for `hindsight stage gt_pool`."""
     params = load_params()
-    gt_pool_flow(params, on_bad(params, on_bad_record))
+    with stage_lock("gt_pool"):
+        gt_pool_flow(params, on_bad(params, on_bad_record))
 
 
 if __name__ == "__main__":

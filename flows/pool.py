@@ -8,9 +8,9 @@ from typing import Any
 from prefect import flow, get_run_logger
 
 from flows.common import COMPLETIONS, CRITIC_SAMPLES, on_bad, path, read_input, write_pool
-from flows.env import project_dir
 from flows.params import load_params
-from pools.jsonl import atomic_write_text, write_json
+from flows.stage import StageResult, stage_lock, write_summary
+from pools.jsonl import atomic_write_text
 
 
 def select(completions: list[dict[str, Any]], critics: list[dict[str, Any]], keep_unverified: bool
@@ -40,11 +40,7 @@ def pool_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
     rows = [{"task_type": t, "kind": k, "count": n}
             for (t, k), n in sorted(Counter((r["task_type"], r["kind"]) for r in records).items())]
     atomic_write_text(path("plots/pool_composition.json"), json.dumps(rows, indent=1) + "\n")
-    total = len(completions.records)
-    write_json(project_dir() / "metrics" / "stages" / "pool.json",
-               {"stage": "pool", "items": total, "ok": sum(c["verified"] for c in completions.records),
-                "failed": 0, "reused": 0, "seconds": 0.0, "failures": [], "quarantined": quarantined},
-               "stage_summary")
+    write_summary(StageResult("pool", records), quarantined=quarantined)
     log.info("pool: %d records %s, verified share %.2f", manifest["records"], manifest["by_kind"],
              manifest["verified_share"])
     return manifest
@@ -53,7 +49,8 @@ def pool_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
 def main(item: str | None = None, on_bad_record: str | None = None) -> None:
     """Entry point for `hindsight stage pool`."""
     params = load_params()
-    pool_flow(params, on_bad(params, on_bad_record))
+    with stage_lock("pool"):
+        pool_flow(params, on_bad(params, on_bad_record))
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@ from typing import Any
 
 from prefect import flow
 
-from flows.common import GT_POOL, REFLECTIONS, ROLLOUTS, on_bad, read_input, run_llm_stage, subset
+from flows.common import GT_POOL, REFLECTIONS, ROLLOUTS, on_bad, read_input, run_llm_stage
 from flows.params import load_params
 
 SECTIONS = ("llm", "relabel")

@@ -162,11 +162,17 @@ def run_items(
     return StageResult(stage, records, failures, reused, time.monotonic() - started, journal.path)
 
 
+def write_summary(result: StageResult, **extra: Any) -> dict[str, Any]:
+    """Write metrics/stages/<stage>.json (schema-checked) and return it."""
+    summary = result.summary(**extra)
+    write_json(project_dir() / "metrics" / "stages" / f"{result.stage}.json", summary, "stage_summary")
+    return summary
+
+
 def finish(result: StageResult, max_failure_share: float, commit: Callable[[], Any] | None = None,
            **extra: Any) -> dict[str, Any]:
     """Write the stage summary, fail above the allowed failure share, else `commit` outputs and drop the journal."""
-    summary = result.summary(**extra)
-    write_json(project_dir() / "metrics" / "stages" / f"{result.stage}.json", summary, "stage_summary")
+    summary = write_summary(result, **extra)
     share = len(result.failures) / result.total if result.total else 0.0
     _logger().info("%s: %d items, %d ok, %d failed, %d reused, %.1fs", result.stage, result.total,
                    len(result.records), len(result.failures), result.reused, result.seconds)

@@ -1,6 +1,7 @@
 """Stage `tasks`: every ALFRED task of the configured splits, with its scene seed and expert path length."""
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from prefect import flow, get_run_logger, task
@@ -8,7 +9,8 @@ from prefect.cache_policies import NO_CACHE
 
 from flows.env import project_dir
 from flows.params import ParamsError, load_params, section
-from pools.jsonl import write_json, write_jsonl
+from flows.stage import StageResult, stage_lock, write_summary
+from pools.jsonl import write_jsonl
 
 OUT = "data/tasks.jsonl"
 
@@ -43,6 +45,7 @@ def split_rows(split: str, seed: int, task_types: list[str] | None) -> list[dict
 def tasks_flow(splits: list[str], seed: int, task_types: list[str] | None = None) -> dict[str, Any]:
     """Write data/tasks.jsonl for the given splits."""
     log = get_run_logger()
+    started = time.monotonic()
     rows: list[dict[str, Any]] = []
     for split in splits:
         part = split_rows(split, seed, task_types)
@@ -50,10 +53,11 @@ def tasks_flow(splits: list[str], seed: int, task_types: list[str] | None = None
         log.info("tasks: %s: %d tasks, expert fails %d", split, len(part), unsolved)
         rows.extend(part)
     write_jsonl(project_dir() / OUT, rows, "task")
-    summary = {"stage": "tasks", "items": len(rows), "ok": sum(r["expert_ok"] for r in rows),
-               "failed": sum(not r["expert_ok"] for r in rows), "reused": 0, "seconds": 0.0,
-               "failures": [{"item": r["id"], "reason": r["expert_reason"]} for r in rows if not r["expert_ok"]]}
-    write_json(project_dir() / "metrics" / "stages" / "tasks.json", summary, "stage_summary")
+    # A task the expert cannot solve stays in the file (flagged) and is reported, never dropped silently.
+    summary = write_summary(StageResult(
+        "tasks", [r for r in rows if r["expert_ok"]],
+        [{"item": r["id"], "reason": r["expert_reason"]} for r in rows if not r["expert_ok"]],
+        seconds=time.monotonic() - started))
     log.info("tasks: wrote %d tasks to %s", len(rows), OUT)
     return summary
 
@@ -70,7 +74,9 @@ def main(item: str | None = None, on_bad_record: str | None = None) -> None:
         if unknown:
             raise ParamsError(f"params.yaml: tasks.task_types: unknown task types {unknown}; expected 'all' or some of "
                               f"{sorted(TASK_TYPES)}")
-    tasks_flow(list(tasks["splits"]), int(section(params, "world")["seed"]), None if types == "all" else list(types))
+    with stage_lock("tasks"):
+        tasks_flow(list(tasks["splits"]), int(section(params, "world")["seed"]),
+                   None if types == "all" else list(types))
 
 
 if __name__ == "__main__":

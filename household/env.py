@@ -27,7 +27,7 @@ from household.floorplans import Place, nav_cost
 from household.goals import count_met
 from household.ontology import (
     CONTAINERS, KNIVES, LAMPS, LANDMARKS, MOVABLE_RECEPTACLES, OBJECTS, OPENABLE, PICKUPABLE, PLACE_RECEPTACLES,
-    SLICEABLE, SLICED_OF, SLICED_PARENT, TOGGLEABLE, accepts, canonical_class, place_class,
+    SLICEABLE, SLICED_OF, TOGGLEABLE, accepts, canonical_class, place_class,
 )
 from household.scene import Scene, build_scene
 from household.subgoals import ACTIONS, ARITY, SubGoal, parse_subgoal

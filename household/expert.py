@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from household.env import HAND, Env, _Obj
-from household.ontology import CONTAINERS, KNIVES, LANDMARKS, PLACE_RECEPTACLES, SLICED_OF, accepts, place_class
+from household.ontology import CONTAINERS, KNIVES, LANDMARKS, SLICED_OF, accepts, place_class
 from household.scene import APPLIANCE_OF_TYPE, Scene
 from household.tasks import Task
 
