@@ -75,13 +75,15 @@ def beam_search(root: Belief, proposers: Sequence[tuple[str, Proposer]], next_st
         children: list[Node] = []
         keys: set[tuple[str, ...]] = set()
         for node in frontier:
-            if node.state.stopped:  # a rollout that ended with Stop is carried unchanged
-                if node.actions not in keys:
-                    keys.add(node.actions)
-                    children.append(Node(node.actions, node.state, node.proposer))
+            if node.state.stopped and node.actions not in keys:  # a rollout that ended with Stop is carried
+                keys.add(node.actions)
+                children.append(Node(node.actions, node.state, node.proposer))
+        # Actor-major order: one actor's calls run back to back, so the server's prefix cache (examples) is reused.
+        for (name, propose), n in zip(proposers, counts):
+            if n <= 0:
                 continue
-            for (name, propose), n in zip(proposers, counts):
-                if n <= 0:
+            for node in frontier:
+                if node.state.stopped:
                     continue
                 for action in propose(node, n)[:n]:
                     key = node.actions + (action,)

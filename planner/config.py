@@ -5,7 +5,7 @@ import dataclasses
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-# The defaults below are the params.yaml defaults; each paper ambiguity is named with its interpretation.
+# Defaults for keys absent from the params given; each paper ambiguity is named with its interpretation.
 PLANNER_DEFAULTS: dict[str, Any] = {
     "variant": "hindsight",      # hindsight | no_hindsight | no_adapter | llm_planner | expert
     "beam": 2,                   # B: rollouts kept per depth (paper: "depth and width of 2" -> B=2)
@@ -16,6 +16,8 @@ PLANNER_DEFAULTS: dict[str, Any] = {
     "plan_steps": 3,             # steps an actor writes per call (>= depth+1 so its plan covers the look-ahead)
     "max_subgoals": 30,          # episode cap on planned sub-goals (ALFRED's own limits in world: still apply)
     "max_repeat_fails": 3,       # stop when the same sub-goal fails with the same reason this many times
+    "avoid_repeats": True,       # don't re-propose a sub-goal that failed since the last success (unless nothing else)
+    "retry_samples": 1,          # ...and when an actor proposes only those, sampled calls (each one call) for another
     "adapter_every_step": True,  # paper: the adapter predicts at every step (identical prompts hit the cache)
     "actor_tokens": 40,          # token cap per actor call (plan_steps sub-goals of ~8 tokens)
     "adapter_tokens": 40,        # token cap per adapter call (one 'object=.. two=..' line)
@@ -24,7 +26,7 @@ PLANNER_DEFAULTS: dict[str, Any] = {
 RETRIEVAL_DEFAULTS: dict[str, Any] = {
     "k": 9,                      # K examples per prompt (paper's setup, as LLM-Planner: 9 nearest of the pool;
                                  # prompt cost grows linearly with K: 3 keeps a 2-core CPU profile fast)
-    "map_threshold": 0.5,        # min cosine similarity to map an unparsable proposal to a legal sub-goal; else reject
+    "map_threshold": 0.6,        # min cosine similarity to map an unparsable proposal to a legal sub-goal; else reject
 }
 RELABEL_DEFAULTS: dict[str, Any] = {
     "think_tokens": 64,          # token cap of the reflection (think)
@@ -47,6 +49,8 @@ class PlannerConfig:
     plan_steps: int = PLANNER_DEFAULTS["plan_steps"]
     max_subgoals: int = PLANNER_DEFAULTS["max_subgoals"]
     max_repeat_fails: int = PLANNER_DEFAULTS["max_repeat_fails"]
+    avoid_repeats: bool = PLANNER_DEFAULTS["avoid_repeats"]
+    retry_samples: int = PLANNER_DEFAULTS["retry_samples"]
     adapter_every_step: bool = PLANNER_DEFAULTS["adapter_every_step"]
     actor_tokens: int = PLANNER_DEFAULTS["actor_tokens"]
     adapter_tokens: int = PLANNER_DEFAULTS["adapter_tokens"]
@@ -60,6 +64,7 @@ class PlannerConfig:
     seed: int = 0            # from world.seed
     max_fails: int = 10      # from world.max_fails
     max_steps: int = 1000    # from world.max_steps
+    explore_budget: int = 400  # from world.explore_budget
     extra: dict[str, Any] = field(default_factory=dict)  # unknown keys, kept for the record
 
     @classmethod
@@ -72,7 +77,7 @@ class PlannerConfig:
             for key, value in (params.get(section) or {}).items():
                 (values if key in names else extra)[key] = value
         world = params.get("world") or {}
-        for key in ("seed", "max_fails", "max_steps"):
+        for key in ("seed", "max_fails", "max_steps", "explore_budget"):
             if key in world:
                 values[key] = world[key]
         values.update(overrides)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field, replace
-from typing import Protocol
+from typing import Any, Callable, Protocol
 
 log = logging.getLogger(__name__)
 
@@ -123,25 +123,25 @@ class LLMGenerator:
     (parsed strictly, unknown names dropped). Garbage keeps the belief's answer.
     """
 
-    client: object
-    render: object  # callable(state, subgoal) -> prompt
-    canonical: object  # callable(str) -> class | None
+    client: Any  # planner.llm.client.LLMClient (or anything with its `complete`)
+    render: Callable[[Belief, str], str]  # (state, subgoal) -> prompt
+    canonical: Callable[[str], str | None]  # name -> ALFRED class
     max_tokens: int = 24
     calls: int = field(default=0)
     name: str = "llm"
 
     def __call__(self, state: Belief, subgoal: str) -> Belief:
         base = belief_step(state, subgoal)
-        prompt = self.render(state, subgoal)  # type: ignore[operator]
+        prompt = self.render(state, subgoal)
         try:
-            resp = self.client.complete("generator", prompt, max_tokens=self.max_tokens, stop=["\n"])  # type: ignore[attr-defined]
+            resp = self.client.complete("generator", prompt, max_tokens=self.max_tokens, stop=["\n"])
         except Exception as exc:  # an LLM fault must not break planning: fall back to the belief
             log.warning("generator call failed (%s); using belief", exc)
             return base
         self.calls += 1
         extra = []
         for name in resp.text.replace(";", ",").split(","):
-            cls = self.canonical(name.strip())  # type: ignore[operator]
+            cls = self.canonical(name.strip())
             if cls:
                 extra.append(cls)
         return replace(base, seen=tuple(dict.fromkeys(base.seen + tuple(extra))))

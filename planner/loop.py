@@ -74,6 +74,7 @@ class Planner:
             actor.new_step()
         # A sub-goal that already failed in this unchanged state (no success since) is not proposed again at the
         # root unless nothing else is: a failed sub-goal changes nothing, so the retry would fail the same way.
+        # When an actor proposes only such sub-goals, up to `retry_samples` sampled calls look for another.
         avoid = set(self.recent_failures) if self.cfg.avoid_repeats else set()
 
         def guarded(actor: Actor) -> Callable[[Node, int], list[str]]:
@@ -82,6 +83,8 @@ class Planner:
                 if node.actions or not avoid:
                     return got
                 fresh = [a for a in got if a not in avoid]
+                if not fresh and self.cfg.retry_samples > 0:  # everything proposed just failed: sample others
+                    fresh = actor.propose_other(ctx, node, avoid, self.cfg.retry_samples, classes)
                 return fresh or got
             return propose
 
@@ -95,7 +98,7 @@ class Planner:
         if last_failed or not self.queue:
             actor = self.actors[0]
             actor.new_step()
-            plan = actor._write_plan(ctx, Node((), belief), classes)
+            plan = actor.write_plan(ctx, Node((), belief), classes)
             self.queue = list(plan)
         if not self.queue:
             return BeamResult(None)

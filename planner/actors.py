@@ -1,0 +1,123 @@
+"""Actors: few-shot LLM proposers of next sub-goals (Actor_gt with ground-truth examples, Actor_hind with hindsight).
+
+One call writes a short plan (`plan_steps` sub-goals) continuing the sub-goals done so far. The first step is the
+proposal; with `reuse_plans`, a deeper beam expansion along the actor's own plan takes the plan's next step instead
+of a new call (the same prompt with that step appended would ask the model to continue the same text).
+"""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from planner.beam import Node
+from planner.grounding import Grounder
+from planner.parsing import split_plan
+from planner.prompting import actor_example, done_prefix, join_examples, render, state_block
+from pools.records import Sample
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class StepContext:
+    """The real state at one closed-loop step, as the prompts show it."""
+
+    instruction: str
+    seen: tuple[str, ...]
+    args: dict[str, Any] | None  # adapter predictions; None when the variant has no adapter
+    done: tuple[str, ...]  # sub-goals executed successfully so far
+    failed: tuple[str, ...] = ()  # recent failures 'SubGoal (reason)'
+    holding: str = ""
+
+
+@dataclass
+class Actor:
+    """A proposer over one example pool; `propose(ctx, node, n)` returns up to n grounded sub-goals."""
+
+    role: str  # 'actor_gt' | 'actor_hind' (LLM accounting role)
+    client: Any
+    examples: Sequence[Sample]
+    grounder: Grounder
+    show_args: bool = True
+    plan_steps: int = 3
+    max_tokens: int = 40
+    reuse_plans: bool = True
+    sample_temperature: float = 0.7  # for proposals beyond the first (each costs one more call)
+    calls: int = 0
+    reused: int = 0
+    _header: str = field(default="", repr=False)
+    _plans: list[tuple[tuple[str, ...], list[str]]] = field(default_factory=list, repr=False)
+
+    def __post_init__(self) -> None:
+        self._header = join_examples(actor_example(s, self.show_args) for s in self.examples)
+
+    def new_step(self) -> None:
+        """Forget plans written for the previous real state."""
+        self._plans.clear()
+
+    def prompt(self, ctx: StepContext, imagined: Sequence[str] = (), holding: str | None = None) -> str:
+        """The actor prompt: examples, then the state, then the plan so far for the model to continue."""
+        state = state_block(ctx.instruction, ctx.seen, ctx.args if self.show_args else None, ctx.failed,
+                            ctx.holding if holding is None else holding)
+        return render("actor", examples=self._header, state=state, done=done_prefix(ctx.done + tuple(imagined)))
+
+    def _from_plans(self, path: tuple[str, ...]) -> str | None:
+        for prefix, plan in self._plans:
+            j = len(path) - len(prefix)
+            if 0 <= j < len(plan) and path[:len(prefix)] == prefix and tuple(plan[:j]) == path[len(prefix):]:
+                return plan[j]
+        return None
+
+    def write_plan(self, ctx: StepContext, node: Node, classes: Sequence[str], *, temperature: float | None = None,
+                   seed: int | None = None) -> list[str]:
+        """One LLM call: the grounded plan continuing the node's path (cut at the first ungroundable step)."""
+        prompt = self.prompt(ctx, node.actions, node.state.holding if node.actions else None)
+        try:
+            resp = self.client.complete(self.role, prompt, max_tokens=self.max_tokens, stop=["\n"],
+                                        temperature=temperature, seed=seed)
+        except Exception as exc:  # LLMError: no proposal from this actor at this node
+            log.warning("%s call failed: %s", self.role, exc)
+            return []
+        self.calls += 1
+        plan: list[str] = []
+        for raw in split_plan(resp.text)[: self.plan_steps]:
+            sg = self.grounder.ground(raw, classes)
+            if sg is None:  # the plan stops at its first step that cannot be grounded
+                break
+            plan.append(sg)
+        return plan
+
+    def propose(self, ctx: StepContext, node: Node, n: int, classes: Sequence[str] = ()) -> list[str]:
+        """Up to n distinct sub-goals for the node's (imagined) state."""
+        path = ctx.done + node.actions
+        out: list[str] = []
+        if self.reuse_plans:
+            step = self._from_plans(path)
+            if step is not None:
+                self.reused += 1
+                out.append(step)
+        if not out:
+            plan = self.write_plan(ctx, node, classes)
+            if plan:
+                self._plans.append((path, plan))
+                out.append(plan[0])
+        for i in range(1, n):  # extra proposals: one sampled call each (a duplicate is dropped, not retried)
+            if len(out) >= n:
+                break
+            plan = self.write_plan(ctx, node, classes, temperature=self.sample_temperature, seed=i)
+            if plan and plan[0] not in out:
+                self._plans.append((path, plan))
+                out.append(plan[0])
+        return out[:n]
+
+    def propose_other(self, ctx: StepContext, node: Node, avoid: set[str], tries: int,
+                      classes: Sequence[str] = ()) -> list[str]:
+        """Sampled calls (at most `tries`) for a first step not in `avoid`; [] when none comes."""
+        for j in range(tries):
+            plan = self.write_plan(ctx, node, classes, temperature=self.sample_temperature,
+                                   seed=100 + len(ctx.failed) * tries + j)
+            if plan and plan[0] not in avoid:
+                self._plans.append((ctx.done + node.actions, plan))
+                return [plan[0]]
+        return []

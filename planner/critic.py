@@ -1,0 +1,62 @@
+"""The critic: one LLM call scores every candidate rollout ("i. the value is a/b"), value = a/b."""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from planner.actors import StepContext
+from planner.beam import Node
+from planner.parsing import format_plan, parse_values
+from planner.prompting import critic_examples, render, state_block
+from pools.records import CriticSample
+
+log = logging.getLogger(__name__)
+
+
+def rollout_text(done: Sequence[str], node: Node) -> str:
+    """The imagined rollout as the critic reads it: done steps, imagined steps, predicted failures marked."""
+    text = format_plan(list(done) + list(node.actions)) or "(nothing)"
+    if node.state.predicted_fail:
+        text += " [fails: " + "; ".join(node.state.predicted_fail) + "]"
+    return text
+
+
+@dataclass
+class Critic:
+    """Scores rollouts against retrieved critic examples."""
+
+    client: Any
+    examples: Sequence[CriticSample]
+    show_args: bool = True
+    tokens_per_rollout: int = 12
+    role: str = "critic"
+    calls: int = 0
+    unparsed: int = 0
+    _header: str = field(default="", repr=False)
+
+    def __post_init__(self) -> None:
+        self._header = critic_examples(self.examples)
+
+    def prompt(self, ctx: StepContext, nodes: Sequence[Node]) -> str:
+        """The critic prompt: examples, state, numbered rollouts; the answer starts after '1.'."""
+        state = state_block(ctx.instruction, (), ctx.args if self.show_args else None, ())
+        plans = "\n".join(f"Plan {i}: {rollout_text(ctx.done, n)}" for i, n in enumerate(nodes, 1))
+        return render("critic", examples=self._header, state=state, plans=plans)
+
+    def score(self, ctx: StepContext, nodes: Sequence[Node]) -> list[float | None]:
+        """Return a/b for each rollout, None where the answer had no valid value."""
+        if not nodes:
+            return []
+        try:
+            resp = self.client.complete(self.role, self.prompt(ctx, nodes),
+                                        max_tokens=self.tokens_per_rollout * len(nodes) + 4,
+                                        stop=["\n\n", "\nTask", "\nPlan"])
+        except Exception as exc:
+            log.warning("critic call failed: %s", exc)
+            self.unparsed += len(nodes)
+            return [None] * len(nodes)
+        self.calls += 1
+        values = parse_values("1." + resp.text, len(nodes))
+        self.unparsed += sum(v is None for v in values)
+        return [None if v is None else v[0] / v[1] for v in values]

@@ -1,0 +1,53 @@
+"""One short real episode with the embedded model (gemma3-270m): the loop runs end to end and records usage."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from household.tasks import load_tasks
+from planner.config import PlannerConfig
+from planner.examples import ExamplePools
+from planner.loop import run_episode
+from planner.relabel import build_gt_critic_samples, build_gt_samples
+from pools.records import Rollout, Sample
+
+MODEL = "gemma3-270m"
+
+
+@pytest.fixture(scope="module")
+def gemma(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+    from planner.llm import LLMClient, LLMSettings
+    from planner.llm.server import stop_owned_servers
+
+    cache: Path = tmp_path_factory.mktemp("planner-llm")
+    settings = LLMSettings(endpoint="embedded", model=MODEL, timeout=120, retries=1)
+    with LLMClient(settings, cache_dir=cache) as client:
+        yield client
+    stop_owned_servers()
+
+
+@pytest.mark.llm
+def test_short_episode_end_to_end(gemma) -> None:
+    train = load_tasks("train")
+    picked = {}
+    for t in train:
+        picked.setdefault(t.task_type, t)
+    gt = build_gt_samples(list(picked.values()), seed=0)
+    hind = [Sample.new(**{**{k: v for k, v in s.to_dict().items() if k != "id"}, "kind": "hindsight",
+                          "source": "test"}) for s in gt[:3]]
+    pools = ExamplePools(gt=gt, hind=hind, critic=build_gt_critic_samples(list(picked.values()), gt, seed=0))
+    task = next(t for t in load_tasks("valid_seen") if t.task_type == "pick_and_place_simple")
+    cfg = PlannerConfig(k=2, max_subgoals=2)
+    rollout = run_episode(task, "hindsight", pools, gemma, cfg)
+    d = rollout.to_dict()
+    assert Rollout.from_dict(d) == rollout
+    assert 1 <= len(rollout.steps) <= 2
+    for step in d["steps"]:
+        assert set(step) >= {"subgoal", "ok", "reason", "pddl_pred", "candidates"}
+        assert set(step["pddl_pred"]) >= {"object_target", "object_state", "two_objects"}
+    llm = d["llm"]
+    assert llm["calls"] >= 2 and llm["prompt_tokens"] > 0 and llm["seconds"] > 0
+    assert {"adapter", "actor_gt"} <= set(llm["by_role"])
+    assert rollout.metrics["per_subgoal"]["calls"] > 0 and 0 <= rollout.metrics["outside_llm_share"] <= 1

@@ -1,0 +1,89 @@
+"""The closed loop with the real world and a scripted LLM: failure rule, limits, records, expert upper bound."""
+from __future__ import annotations
+
+import pytest
+
+from household.tasks import load_tasks
+from planner.config import PlannerConfig
+from planner.examples import ExamplePools
+from planner.generator import Belief, LLMGenerator
+from planner.loop import run_episode
+from planner.relabel import build_gt_samples
+from tests.fakes.scripted_endpoint import ScriptedEndpoint
+from tests.planner.helpers import ListIndex
+
+llm_client = pytest.importorskip("planner.llm.client")
+
+
+@pytest.fixture(scope="module")
+def task():
+    return next(t for t in load_tasks("valid_seen") if t.task_type == "pick_and_place_simple")
+
+
+@pytest.fixture(scope="module")
+def pools():
+    train = [t for t in load_tasks("train") if t.task_type == "pick_and_place_simple"][:2]
+    return ExamplePools(gt=build_gt_samples(train), index_factory=ListIndex)
+
+
+def test_repeated_identical_failures_end_the_episode(task, pools, tmp_path):
+    with ScriptedEndpoint(lambda r: " PutObject Book SideTable") as ep, \
+            llm_client.LLMClient(ep.settings(), cache_dir=tmp_path) as client:
+        r = run_episode(task, "llm_planner", pools, client, PlannerConfig(k=2, max_repeat_fails=3))
+    assert [s.ok for s in r.steps] == [False, False, False]
+    assert [s.repeat_fail for s in r.steps] == [0, 1, 2] and r.steps[0].reason
+    assert r.metrics["stop_reason"] == "repeat_fail" and r.metrics["failed_subgoals"] == 3
+    assert r.llm["by_role"] == {"actor_gt": 3}  # LLM-Planner replans after every failure
+
+
+def test_scripted_plan_solves_the_task_and_records_everything(task, pools, tmp_path):
+    from household.expert import expert_plan
+
+    plan = expert_plan(task)
+    with ScriptedEndpoint(lambda r: " " + "; ".join(plan)) as ep, \
+            llm_client.LLMClient(ep.settings(), cache_dir=tmp_path) as client:
+        r = run_episode(task, "llm_planner", pools, client, PlannerConfig(k=2))
+    assert r.success and r.gc == 1.0 and r.metrics["stop_reason"] == "success"
+    assert [s.subgoal for s in r.steps] == plan and r.plw == {"sr": 1.0, "gc": 1.0}
+    assert r.metrics["per_subgoal"]["calls"] == pytest.approx(1 / len(plan), abs=1e-3)
+
+
+def test_no_legal_proposal_is_recorded_not_crashed(task, pools, tmp_path):
+    with ScriptedEndpoint(lambda r: " ### ???") as ep, \
+            llm_client.LLMClient(ep.settings(), cache_dir=tmp_path) as client:
+        r = run_episode(task, "no_hindsight", pools, client, PlannerConfig(k=2, max_repeat_fails=2))
+    assert r.metrics["stop_reason"] == "no_proposal" and all(s.reason == "no legal proposal" for s in r.steps)
+    assert r.steps[0].pddl_pred["object_state"] == "none"  # garbage arguments fall back to defaults
+
+
+def test_expert_variant_is_the_upper_bound(task):
+    r = run_episode(task, "expert", ExamplePools(), None, PlannerConfig())
+    assert r.success and r.llm["calls"] == 0 and r.metrics["adapter_acc"] == {}
+
+
+def test_llm_generator_adds_predicted_objects_and_survives_garbage():
+    class Client:
+        def __init__(self, text):
+            self.text = text
+
+        def complete(self, role, prompt, **kw):
+            assert role == "generator"
+            return type("R", (), {"text": self.text})()
+
+    canon = {"apple": "Apple", "fridge": "Fridge"}.get
+    gen = LLMGenerator(Client(" apple, fridge, unicorn"), lambda s, sg: "p", lambda n: canon(n.lower()))
+    after = gen(Belief(), "Navigation Fridge")
+    assert after.location == "Fridge" and set(after.seen) == {"Fridge", "Apple"}
+    assert LLMGenerator(Client("\x00"), lambda s, sg: "p", lambda n: None)(Belief(), "Stop").stopped
+
+
+def test_a_sub_goal_that_just_failed_is_not_chosen_again(task, pools, tmp_path):
+    def answer(request):
+        body = request.body or {}
+        if request.prompt.startswith("Read each"):
+            return " object=Book parent=SideTable"
+        return " Navigation Bed" if (body.get("seed") or 0) >= 100 else " PutObject Book SideTable"
+
+    with ScriptedEndpoint(answer) as ep, llm_client.LLMClient(ep.settings(), cache_dir=tmp_path) as client:
+        r = run_episode(task, "no_hindsight", pools, client, PlannerConfig(k=2, width=1, max_subgoals=2))
+    assert [(s.subgoal, s.ok) for s in r.steps] == [("PutObject Book SideTable", False), ("Navigation Bed", True)]
