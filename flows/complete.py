@@ -5,34 +5,42 @@ from typing import Any
 
 from prefect import flow
 
-from flows.common import COMPLETIONS, REFLECTIONS, ROLLOUTS, on_bad, read_input, run_llm_stage
+from flows.common import COMPLETIONS, GT_POOL, REFLECTIONS, ROLLOUTS, on_bad, read_input, run_llm_stage
 from flows.params import load_params
 
-SECTIONS = ("world", "llm", "relabel")
+SECTIONS = ("world", "llm", "retrieval", "relabel")
 
 
 @flow(name="complete")
 def complete_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
-    """Write one completion (hindsight actor sample + replay verdict) per reflection."""
+    """Write one completion (hindsight actor sample + replay verdict) per reflection, shown K gt examples."""
     from household.tasks import get_task
     from planner.config import PlannerConfig
+    from planner.examples import ExamplePools
     from planner.relabel import complete
-    from pools.records import Reflection, Rollout
+    from pools.records import Reflection, Rollout, Sample
 
     reflections = read_input(REFLECTIONS, "reflection", policy)
     rollouts = read_input(ROLLOUTS, "rollout", policy)
+    gt = read_input(GT_POOL, "sample", policy)
     by_id = {r["id"]: Rollout.from_dict(r) for r in rollouts.records}
+    pools = ExamplePools(gt=[Sample.from_dict(r) for r in gt.records if r["kind"] == "gt"])
+    k = int(params["retrieval"]["k"])
     relabel = params["relabel"]
-    cfg = PlannerConfig.from_params({"world": params["world"], "relabel": {
+    cfg = PlannerConfig.from_params({"world": params["world"], "retrieval": params["retrieval"], "relabel": {
         "complete_steps": relabel["complete_steps"], "complete_tokens": relabel["complete_tokens"]}})
     items = [(r["id"], r) for r in reflections.records if r["rollout_id"] in by_id]
 
     def work(client: Any, reflection: dict[str, Any]) -> dict[str, Any]:
         rollout = by_id[reflection["rollout_id"]]
-        return complete(Reflection.from_dict(reflection), rollout, get_task(rollout.task_id), client, cfg).to_dict()
+        task = get_task(rollout.task_id)
+        # The task's own gt sample is never shown: the completion must come from the reflection, not a copy.
+        examples = pools.retrieve("gt", rollout.instruction, k, exclude_task=task.id)
+        return complete(Reflection.from_dict(reflection), rollout, task, client, cfg, examples=examples).to_dict()
 
     return run_llm_stage("complete", params, SECTIONS, items, work, COMPLETIONS, "completion",
-                         (REFLECTIONS, ROLLOUTS), quarantined=len(reflections.rejected) + len(rollouts.rejected))
+                         (REFLECTIONS, ROLLOUTS, GT_POOL),
+                         quarantined=len(reflections.rejected) + len(rollouts.rejected) + len(gt.rejected))
 
 
 def main(item: str | None = None, on_bad_record: str | None = None) -> None:
