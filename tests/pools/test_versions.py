@@ -77,3 +77,38 @@ def test_missing_cache_says_what_to_do(repo: Path) -> None:
 def test_unknown_revision(repo: Path) -> None:
     proc = run_diff(repo, "no-such-rev", "--pool", "gt")
     assert proc.returncode == 2 and "neither a git revision nor a DVC experiment" in proc.stderr
+
+
+WRITER = '''
+import json, sys, yaml
+sys.path.insert(0, {root!r})
+from pools.jsonl import write_jsonl
+from pools.manifest import build_manifest
+from tests.pools.test_jsonl import sample
+n = yaml.safe_load(open("params.yaml"))["pools"]["n"]
+records = [sample(f"t{{i}}") for i in range(n)]
+write_jsonl("data/pools/gt.jsonl", records, "sample")
+json.dump(build_manifest("gt", records, "sample", {{"pools": {{"n": n}}}}, None), open("data/pools/gt.manifest.json", "w"))
+'''
+
+
+def test_diff_against_a_dvc_experiment_by_name(tmp_path: Path) -> None:
+    repo = tmp_path / "exp"
+    repo.mkdir()
+    root = str(Path(__file__).resolve().parents[2])
+    (repo / "write_pool.py").write_text(WRITER.format(root=root))
+    (repo / "params.yaml").write_text("pools:\n  n: 2\n")
+    (repo / "dvc.yaml").write_text(
+        f"stages:\n  pool:\n    cmd: {sys.executable} write_pool.py\n    deps: [write_pool.py]\n"
+        "    params: [pools.n]\n    outs: [data/pools/gt.jsonl, data/pools/gt.manifest.json]\n")
+    for cmd in (["git", "init", "-q"], ["git", "config", "user.email", "t@example.com"],
+                ["git", "config", "user.name", "t"], ["dvc", "init", "-q"], ["dvc", "repro", "-q"],
+                ["git", "add", "-A"], ["git", "commit", "-qm", "base"],
+                ["dvc", "exp", "run", "-q", "-n", "more-samples", "-S", "pools.n=3"]):
+        sh(repo, *cmd)
+    # The workspace now holds the experiment's result; restore the baseline so the diff reads both through DVC.
+    sh(repo, "git", "checkout", "--", "params.yaml", "dvc.lock")
+    sh(repo, "dvc", "checkout", "-q")
+    out = json.loads(run_diff(repo, "HEAD", "more-samples", "--pool", "gt", "--json").stdout)
+    assert out["added"] == [sample("t2")["id"]] and out["removed"] == [] and out["unchanged"] == 2
+    assert out["manifest_changes"]["params.pools.n"] == {"a": 2, "b": 3}
