@@ -21,7 +21,7 @@ from __future__ import annotations
 import random
 import re
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Any, Iterator
 
 from household.floorplans import Place, nav_cost
 from household.goals import count_met
@@ -488,21 +488,29 @@ class Env:
         o = self._find_here(cls)
         return (o.id, o) if o is not None else None
 
-    def _open_close(self, cls: str, want_open: bool) -> str:
-        verb = "opened" if want_open else "closed"
-        if cls not in OPENABLE:
-            return f"{cls} cannot be {verb}"
+    def _switch(self, cls: str, want: bool, allowed: frozenset[str] | set[str], verb: str, attr: str,
+                store: dict, words: tuple[str, str]) -> tuple[str, Any, Any]:
+        """Flip an open/on flag of a `cls` here: (error, key, object); error '' when flipped."""
+        if cls not in allowed:
+            return f"{cls} cannot be {verb}", None, None
         hit = self._target_here(cls)
         if hit is None:
-            return f"{cls} not here" if cls in PLACE_RECEPTACLES else f"{cls} not found"
+            return (f"{cls} not here" if cls in PLACE_RECEPTACLES else f"{cls} not found"), None, None
         key, obj = hit
-        is_open = obj.is_open if obj is not None else self._open[key]
-        if is_open == want_open:
-            return f"{cls} is already {'open' if want_open else 'closed'}"
+        current = getattr(obj, attr) if obj is not None else store[key]
+        if current == want:
+            return f"{cls} is already {words[0] if want else words[1]}", None, None
         if obj is not None:
-            obj.is_open = want_open
+            setattr(obj, attr, want)
         else:
-            self._open[key] = want_open
+            store[key] = want
+        return "", key, obj
+
+    def _open_close(self, cls: str, want_open: bool) -> str:
+        err, key, _ = self._switch(cls, want_open, OPENABLE, "opened" if want_open else "closed", "is_open",
+                                   self._open, ("open", "closed"))
+        if err:
+            return err
         if want_open:
             self._see(self._visible(self._at))
         elif cls == "Fridge":
@@ -511,19 +519,9 @@ class Env:
         return ""
 
     def _toggle(self, cls: str, on: bool) -> str:
-        if cls not in TOGGLEABLE:
-            return f"{cls} cannot be toggled"
-        hit = self._target_here(cls)
-        if hit is None:
-            return f"{cls} not here" if cls in PLACE_RECEPTACLES else f"{cls} not found"
-        key, obj = hit
-        is_on = obj.is_on if obj is not None else self._on[key]
-        if is_on == on:
-            return f"{cls} is already {'on' if on else 'off'}"
-        if obj is not None:
-            obj.is_on = on
-        else:
-            self._on[key] = on
+        err, key, obj = self._switch(cls, on, TOGGLEABLE, "toggled", "is_on", self._on, ("on", "off"))
+        if err:
+            return err
         if on and cls == "Microwave":
             for o in self._contents(key):
                 o.heated = True
