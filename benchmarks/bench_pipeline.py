@@ -60,12 +60,16 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--small", action="store_true", help="a small profile (2 task types, 1 eval split)")
     ap.add_argument("-S", dest="sets", action="append", default=[], help="extra params override key=value")
+    ap.add_argument("--keep", action="store_true", help="keep the temporary project (its path is printed)")
     args = ap.parse_args()
     sets = (SMALL if args.small else []) + args.sets
-    with tempfile.TemporaryDirectory(prefix="bench-pipeline-") as tmp, prefect_server() as api:
+    tmp = tempfile.mkdtemp(prefix="bench-pipeline-")
+    with prefect_server() as api:
         proj = Path(tmp)
         copy_project(proj)
-        env = dict(os.environ, PATH=f"{BIN}:{os.environ['PATH']}", PREFECT_API_URL=api, DVC_NO_ANALYTICS="1")
+        # PYTHONPATH: the stages import the copy's code, so edits to the checkout during a run do not leak in.
+        env = dict(os.environ, PATH=f"{BIN}:{os.environ['PATH']}", PREFECT_API_URL=api, DVC_NO_ANALYTICS="1",
+                   PYTHONPATH=str(proj))
         for cmd in (["git", "init", "-q"], ["git", "config", "user.email", "b@example.com"],
                     ["git", "config", "user.name", "bench"], ["git", "add", "-A"], ["git", "commit", "-qm", "base"]):
             sh(proj, env, *cmd)
@@ -93,6 +97,10 @@ def main() -> int:
             d = json.loads(f.read_text())
             stages[d["stage"]] = {"items": d["items"], "failed": d["failed"], "seconds": d["seconds"],
                                   "llm_calls": (d.get("llm") or {}).get("calls")}
+    if args.keep:
+        print(f"kept: {proj}")
+    else:
+        shutil.rmtree(proj, ignore_errors=True)
     print(f"profile: {'small' if args.small else 'default'} {' '.join(args.sets)}")
     print(f"cold dvc repro:         {cold:8.1f} s")
     print(f"no-op dvc repro:        {statistics.median(noop):8.2f} s (median of 3)")

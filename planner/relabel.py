@@ -101,9 +101,7 @@ def complete(reflection: Reflection, rollout: Rollout, task: Task, client: Any, 
              examples: Sequence[Sample] = (), grounder: Grounder | None = None) -> Completion:
     """Complete the rollout's successful prefix under the reflection; replay it; return the hindsight sample."""
     grounder = grounder or Grounder(cfg.map_threshold)
-    prefix = rollout.subgoals(ok_only=True)
-    if prefix and prefix[-1] == "Stop":
-        prefix = prefix[:-1]
+    prefix = useful_prefix(rollout.subgoals(ok_only=True))
     prompt = render("complete", examples=join_examples(actor_example(s, show_args=False) for s in examples),
                     phi=reflection.phi, think=reflection.think or "none", done=done_prefix(prefix))
     resp = client.complete("complete", prompt, max_tokens=cfg.complete_tokens, stop=["\n"])
@@ -115,8 +113,28 @@ def complete(reflection: Reflection, rollout: Rollout, task: Task, client: Any, 
         if sg is None:
             break
         added.append(sg)
-    steps = prefix + added
+    # The model sometimes rewrites the plan from the start instead of continuing it: replay both readings
+    # (replays are free) and keep the one that gets further, then the shorter (a cleaner example).
+    options = [prefix + added] + ([added] if added and prefix else [])
+    steps = max(options, key=lambda st: (*_progress(replay(task, st, cfg, rollout.seed)), -len(st)))
     return verify_completion(reflection, rollout, task, steps, cfg)
+
+
+def useful_prefix(steps: Sequence[str]) -> list[str]:
+    """A rollout's successful steps worth continuing: no Stop, no repeats, no walk superseded by the next walk."""
+    out: list[str] = []
+    for sg in steps:
+        if sg == "Stop" or (out and sg == out[-1]):
+            continue
+        if out and sg.startswith("Navigation ") and out[-1].startswith("Navigation "):
+            out[-1] = sg  # the earlier walk led to nothing the plan used
+            continue
+        out.append(sg)
+    return out
+
+
+def _progress(rep: dict[str, Any]) -> tuple[bool, float, int]:
+    return bool(rep["success"]), float(rep["gc"]), -int(rep["fails"])
 
 
 def verify_completion(reflection: Reflection, rollout: Rollout, task: Task, steps: Sequence[str],

@@ -69,3 +69,23 @@ def test_critic_sample_checked_against_replay(task, tmp_path):
     assert right.verified and (right.value_num, right.value_den) == (met, total)
     assert not wrong.verified and wrong.value_num == total
     assert not junk.verified and (junk.value_num, junk.value_den) == (met, total)
+
+
+def test_useful_prefix_drops_stop_repeats_and_superseded_walks() -> None:
+    from planner.relabel import useful_prefix
+
+    steps = ["Navigation SinkBasin", "Navigation SinkBasin", "Navigation Cabinet", "OpenObject Cabinet",
+             "PickupObject Egg", "PickupObject Egg", "Navigation Microwave", "Stop"]
+    assert useful_prefix(steps) == ["Navigation Cabinet", "OpenObject Cabinet", "PickupObject Egg",
+                                    "Navigation Microwave"]
+
+
+def test_completion_that_restarts_the_plan_is_replayed_both_ways(task, tmp_path):
+    plan = expert_plan(task, seed=0)
+    # The practice run wandered to a wrong place first; the model answers with the whole plan from the start.
+    rollout = _rollout(task, ["Navigation Bed"], "PickupObject Mug")
+    refl = Reflection.new(rollout_id=rollout.id, task_id=task.id, phi="p", think="start over")
+    with ScriptedEndpoint([" " + "; ".join(plan)]) as ep:
+        client = llm_client.LLMClient(ep.settings(), cache_dir=tmp_path)
+        done = complete(refl, rollout, task, client, PlannerConfig(), grounder=Grounder(0.6, RejectingMapper))
+    assert done.verified and done.steps == plan
