@@ -59,8 +59,10 @@ def _dvc_read(repo: Path, path: str, sha: str, rev: str) -> str:
     import dvc.api
     from dvc.exceptions import DvcException
 
+    remote = _workspace_remote(repo)
     try:
-        return dvc.api.read(path, repo=str(repo), rev=sha, mode="r", encoding="utf-8")
+        return dvc.api.read(path, repo=str(repo), rev=sha, mode="r", encoding="utf-8",
+                            **({"remote": remote[0], "remote_config": remote[1]} if remote else {}))
     except FileNotFoundError:
         raise VersionError(f"{path} does not exist at '{rev}' ({sha[:8]}): that revision has no such pool "
                            "(was `dvc repro` run and dvc.lock committed there?)") from None
@@ -70,6 +72,18 @@ def _dvc_read(repo: Path, path: str, sha: str, rev: str) -> str:
             f"({type(exc).__name__}: {exc}). Fetch it with `dvc pull` / `dvc fetch --rev {rev}` on a machine "
             "that has a remote configured (`dvc remote add -d NAME URL`), or `dvc push` it from where it was built."
         ) from None
+
+
+def _workspace_remote(repo: Path) -> tuple[str, dict[str, Any]] | None:
+    """The workspace's default remote (name, config): old revisions' own config may predate it."""
+    from dvc.config import Config
+
+    try:
+        conf = Config(dvc_dir=str(repo / ".dvc"))
+        name = conf["core"].get("remote")
+        return (name, dict(conf["remote"][name])) if name else None
+    except Exception:  # noqa: BLE001 - no usable config: each revision's own applies
+        return None
 
 
 def _git(repo: Path, *args: str) -> str:

@@ -112,3 +112,18 @@ def test_diff_against_a_dvc_experiment_by_name(tmp_path: Path) -> None:
     out = json.loads(run_diff(repo, "HEAD", "more-samples", "--pool", "gt", "--json").stdout)
     assert out["added"] == [sample("t2")["id"]] and out["removed"] == [] and out["unchanged"] == 2
     assert out["manifest_changes"]["params.pools.n"] == {"a": 2, "b": 3}
+
+
+def test_fresh_clone_reads_old_version_from_the_remote(repo: Path, tmp_path: Path) -> None:
+    remote = tmp_path / "remote"
+    sh(repo, "dvc", "remote", "add", "-d", "store", str(remote))
+    sh(repo, "git", "commit", "-qam", "remote")
+    sh(repo, "dvc", "push", "-q")
+    write_version(repo, [sample("b"), sample("c")], 2)
+    sh(repo, "dvc", "add", "-q", "data/pools/gt.jsonl", "data/pools/gt.manifest.json")
+    sh(repo, "git", "commit", "-qam", "v2")
+    sh(repo, "dvc", "push", "-q")
+    clone = tmp_path / "clone"
+    sh(tmp_path, "git", "clone", "-q", str(repo), str(clone))  # no DVC cache at all in the clone
+    out = json.loads(run_diff(clone, "v1", "HEAD", "--pool", "gt", "--json").stdout)
+    assert out["added"] == [sample("c")["id"]] and out["removed"] == [sample("a")["id"]]
