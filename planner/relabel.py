@@ -116,6 +116,9 @@ def complete(reflection: Reflection, rollout: Rollout, task: Task, client: Any, 
     # The model sometimes rewrites the plan from the start instead of continuing it: replay both readings
     # (replays are free) and keep the one that gets further, then the shorter (a cleaner example).
     options = [prefix + added] + ([added] if added and prefix else [])
+    if not options[0]:
+        # Nothing to replay or learn from: the item fails with this reason (recorded by the stage, never dropped).
+        raise ValueError(f"no usable sub-goal in the rollout or the completion (LLM answer: {resp.text[:120]!r})")
     steps = max(options, key=lambda st: (*_progress(replay(task, st, cfg, rollout.seed)), -len(st)))
     return verify_completion(reflection, rollout, task, steps, cfg)
 
