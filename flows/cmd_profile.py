@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import shlex
 import sys
 from pathlib import Path
 from typing import Any, Iterator
@@ -38,5 +37,13 @@ def _run(args: argparse.Namespace) -> int:
     if not isinstance(tree, dict):
         print(f"hindsight profile: {args.file}: expected a mapping of params sections", file=sys.stderr)
         return 2
-    print(" ".join(f"-S {shlex.quote(f'{k}={json.dumps(v)}')}" for k, v in flatten(tree)))
+    # Printed for `$(...)` expansion, which splits on spaces and keeps quotes literally: no quoting, no spaces.
+    args = []
+    for key, value in flatten(tree):
+        text = value if isinstance(value, str) else json.dumps(value, separators=(",", ":"))
+        if any(c.isspace() for c in text):
+            print(f"hindsight profile: {key}: values with spaces cannot be passed this way", file=sys.stderr)
+            return 2
+        args.append(f"-S {key}={text}")
+    print(" ".join(args))
     return 0

@@ -1,0 +1,40 @@
+"""Small command-line pieces: profiles to `-S` arguments, stage errors, params errors."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from flows.cli import main
+from flows.params import ParamsError, load_params, section
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_profile_prints_set_params(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["profile", str(ROOT / "profiles" / "paper.yaml")]) == 0
+    out = capsys.readouterr().out.split()
+    assert "pools.gt_per_type=20" in out and "evaluate.per_type=0" in out and "'" not in " ".join(out)
+
+
+def test_every_profile_key_exists_in_params() -> None:
+    import yaml
+
+    from flows.cmd_profile import flatten
+
+    params = load_params(ROOT / "params.yaml")
+    for prof in (ROOT / "profiles").glob("*.yaml"):
+        for key, _ in flatten(yaml.safe_load(prof.read_text())):
+            node = params
+            for part in key.split(".")[:-1]:
+                node = node[part]
+            assert isinstance(node, dict), f"{prof.name}: {key}"
+
+
+def test_params_errors_name_the_file_and_section(tmp_path: Path) -> None:
+    bad = tmp_path / "params.yaml"
+    bad.write_text("world: [1, 2\n")
+    with pytest.raises(ParamsError, match="params.yaml: not valid YAML"):
+        load_params(bad)
+    with pytest.raises(ParamsError, match="section 'llm' is missing"):
+        section({"world": {}}, "llm")
