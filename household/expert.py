@@ -161,6 +161,13 @@ class _Expert:
         others.sort(key=lambda o: (any(env._is_closed(a) for a in env._ancestors(o)), env._dist(env._at, env._root(o))))
         return objs + others
 
+    def first(self, role: str, cls: str) -> _Obj:
+        """The first scene object of `cls` playing `role`; _Stuck when the scene has none."""
+        found = self.role_objects(role, cls)
+        if not found:
+            raise _Stuck(f"no {cls} in the scene")
+        return found[0]
+
     def obtain_target(self, exclude_in: str | None = None) -> _Obj:
         """Get the task object in hand (slicing it first when the task wants a slice)."""
         env = self.env
@@ -174,10 +181,7 @@ class _Expert:
                 if not knives:
                     raise _Stuck("no Knife in the scene")
                 self.pick(min(knives, key=lambda k: k.cls != "Knife"))
-                whole = self.role_objects("object", a.object_target)
-                if not whole:
-                    raise _Stuck(f"no {a.object_target} in the scene")
-                target = whole[0]
+                target = self.first("object", a.object_target)
                 self.goto_place(env._root(target), target)
                 opened = self.reveal(target)
                 self.do(f"SliceObject {a.object_target}")
@@ -227,19 +231,13 @@ class _Expert:
             if a.toggle_target in LANDMARKS:
                 self.goto_class(a.toggle_target)
             else:
-                lamps = self.role_objects("toggle", a.toggle_target)
-                if not lamps:
-                    raise _Stuck(f"no {a.toggle_target} in the scene")
-                lamp = lamps[0]
+                lamp = self.first("toggle", a.toggle_target)
                 self.goto_place(env._root(lamp), lamp)
             self.do(f"ToggleObjectOn {a.toggle_target}")
             return
         if tt == "pick_and_place_with_movable_recep":
             self.obtain_target()
-            ms = self.role_objects("mrecep", a.mrecep_target)
-            if not ms:
-                raise _Stuck(f"no {a.mrecep_target} in the scene")
-            m = ms[0]
+            m = self.first("mrecep", a.mrecep_target)
             self.goto_place(env._root(m), m)
             opened = self.reveal(m)
             if env._is_closed(m.id):
