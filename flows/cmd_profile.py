@@ -13,9 +13,23 @@ import yaml
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the `profile` sub-command."""
     p = sub.add_parser("profile", help="print `-S key=value` arguments that apply a params profile",
-                       description="Example: dvc exp run -n paper $(hindsight profile profiles/paper.yaml)")
-    p.add_argument("file", type=Path, help="a YAML file with some params.yaml sections")
+                       description="Examples: dvc exp run -n paper $(hindsight profile profiles/paper.yaml); "
+                       "dvc exp run -n remote $(hindsight profile --endpoint https://host/v1 --model NAME)")
+    p.add_argument("file", type=Path, nargs="?", help="a YAML file with some params.yaml sections")
+    p.add_argument("--endpoint", help="send every LLM role to this OpenAI-compatible base URL (or 'embedded')")
+    p.add_argument("--model", help="the model name for --endpoint")
     p.set_defaults(func=_run)
+
+
+def endpoint_profile(params: dict[str, Any], endpoint: str, model: str) -> dict[str, Any]:
+    """Params that send every role, including those with their own endpoint/model override, to one endpoint."""
+    llm: dict[str, Any] = {"endpoint": endpoint, "model": model}
+    roles = {name: {k: (endpoint if k == "endpoint" else model) for k in over if k in ("endpoint", "model")}
+             for name, over in ((params.get("llm") or {}).get("roles") or {}).items()}
+    roles = {name: over for name, over in roles.items() if over}
+    if roles:
+        llm["roles"] = roles
+    return {"llm": llm}
 
 
 def flatten(tree: dict[str, Any], prefix: str = "") -> Iterator[tuple[str, Any]]:
@@ -29,11 +43,19 @@ def flatten(tree: dict[str, Any], prefix: str = "") -> Iterator[tuple[str, Any]]
 
 
 def _run(args: argparse.Namespace) -> int:
-    try:
-        tree = yaml.safe_load(args.file.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
-        print(f"hindsight profile: {args.file}: {exc}", file=sys.stderr)
+    if bool(args.endpoint) != bool(args.model) or bool(args.file) == bool(args.endpoint):
+        print("hindsight profile: give either FILE or both --endpoint and --model", file=sys.stderr)
         return 2
+    if args.endpoint:
+        from flows.params import load_params
+
+        tree = endpoint_profile(load_params(), args.endpoint, args.model)
+    else:
+        try:
+            tree = yaml.safe_load(args.file.read_text(encoding="utf-8"))
+        except (OSError, yaml.YAMLError) as exc:
+            print(f"hindsight profile: {args.file}: {exc}", file=sys.stderr)
+            return 2
     if not isinstance(tree, dict):
         print(f"hindsight profile: {args.file}: expected a mapping of params sections", file=sys.stderr)
         return 2

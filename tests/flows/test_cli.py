@@ -38,3 +38,14 @@ def test_params_errors_name_the_file_and_section(tmp_path: Path) -> None:
         load_params(bad)
     with pytest.raises(ParamsError, match="section 'llm' is missing"):
         section({"world": {}}, "llm")
+
+
+def test_endpoint_profile_moves_every_pinned_role(capsys: pytest.CaptureFixture[str]) -> None:
+    params = load_params(ROOT / "params.yaml")
+    pinned = [r for r, o in params["llm"]["roles"].items() if o]
+    assert main(["profile", "--endpoint", "http://127.0.0.1:9/v1", "--model", "m"]) == 0
+    out = capsys.readouterr().out.split()
+    for role in pinned:
+        for key in params["llm"]["roles"][role]:
+            assert f"llm.roles.{role}.{key}=" + ("m" if key == "model" else "http://127.0.0.1:9/v1") in out
+    assert main(["profile"]) == 2

@@ -51,7 +51,13 @@ class Project:
             else:
                 shutil.copy2(src, path / name)
         params = yaml.safe_load((ROOT / "params.yaml").read_text())
-        params["llm"].update(endpoint=endpoint.url, model=endpoint.model, timeout=5, retries=1)
+        from flows.cmd_profile import endpoint_profile
+
+        # Every role (also those the laptop profile pins to the embedded model) goes to the scripted endpoint.
+        scripted = endpoint_profile(params, endpoint.url, endpoint.model)["llm"]
+        params["llm"].update(endpoint=scripted["endpoint"], model=scripted["model"], timeout=5, retries=1)
+        for role, over in scripted.get("roles", {}).items():
+            params["llm"]["roles"][role].update(over)
         params["tasks"].update(splits=["train", "valid_seen"], task_types=["pick_and_place_simple",
                                                                            "pick_heat_then_place_in_recep"])
         params["pools"].update(gt_per_type=2)
