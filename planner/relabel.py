@@ -111,7 +111,7 @@ def complete(reflection: Reflection, rollout: Rollout, task: Task, client: Any, 
     for raw in split_plan(resp.text)[: cfg.complete_steps]:
         sg = grounder.ground(raw, classes)
         if sg is None:
-            break
+            continue  # an invented step ("Navigation LivingRoom") is dropped; the legal ones after it still count
         added.append(sg)
     # The model sometimes rewrites the plan from the start instead of continuing it: replay both readings
     # (replays are free) and keep the one that gets further, then the shorter (a cleaner example).
