@@ -18,13 +18,13 @@ def complete_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
     from planner.config import PlannerConfig
     from planner.examples import ExamplePools
     from planner.relabel import complete
-    from pools.records import Reflection, Rollout, Sample
+    from pools.records import Reflection, Rollout
 
     reflections = read_input(REFLECTIONS, "reflection", policy)
     rollouts = read_input(ROLLOUTS, "rollout", policy)
     gt = read_input(GT_POOL, "sample", policy)
     by_id = {r["id"]: Rollout.from_dict(r) for r in rollouts.records}
-    pools = ExamplePools(gt=[Sample.from_dict(r) for r in gt.records if r["kind"] == "gt"])
+    pools = ExamplePools.from_records(gt.records)
     k = int(params["retrieval"]["k"])
     relabel = params["relabel"]
     cfg = PlannerConfig.from_params({"world": params["world"], "retrieval": params["retrieval"], "relabel": {

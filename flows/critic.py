@@ -18,14 +18,14 @@ def critic_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
     from planner.config import PlannerConfig
     from planner.examples import ExamplePools
     from planner.relabel import critic_sample
-    from pools.records import CriticSample, Reflection, Rollout
+    from pools.records import Reflection, Rollout
 
     reflections = read_input(REFLECTIONS, "reflection", policy)
     rollouts = read_input(ROLLOUTS, "rollout", policy)
     gt = read_input(GT_POOL, "sample", policy)
     by_id = {r["id"]: Rollout.from_dict(r) for r in rollouts.records}
     n_examples = int(params["relabel"]["critic_examples"])
-    pools = ExamplePools(critic=[CriticSample.from_dict(r) for r in gt.records if r["kind"] == "critic"])
+    pools = ExamplePools.from_records(gt.records)
     cfg = PlannerConfig.from_params({"world": params["world"]})
     items = [(r["id"], r) for r in reflections.records if r["rollout_id"] in by_id]
 

@@ -22,18 +22,12 @@ def evaluate_flow(params: dict[str, Any], variant: str, policy: str) -> dict[str
     from planner.config import PlannerConfig
     from planner.examples import ExamplePools
     from planner.loop import run_episode
-    from pools.records import CriticSample, Sample
 
     ev, world = section(params, "evaluate"), section(params, "world")
     tasks = read_input(TASKS, "task", policy)
     gt = read_input(GT_POOL, "sample", policy)
     hind = read_input(HINDSIGHT_POOL, "sample", policy)
-    pool_records = gt.records + hind.records
-    pools = ExamplePools(
-        gt=[Sample.from_dict(r) for r in gt.records if r["kind"] == "gt"],
-        hind=[Sample.from_dict(r) for r in hind.records if r["kind"] == "hindsight"],
-        critic=[CriticSample.from_dict(r) for r in pool_records if r["kind"] == "critic"],
-    )
+    pools = ExamplePools.from_records(gt.records, hind.records)
     cfg = PlannerConfig.from_params({k: params[k] for k in ("world", "retrieval", "planner")}, variant=variant)
     chosen = [row for split in ev["splits"]
               for row in stratified(tasks.records, int(ev["per_type"]), int(world["seed"]), split=split)]

@@ -28,6 +28,14 @@ class ExamplePools:
     index_factory: IndexFactory = _default_index
     _indexes: dict[str, Any] = field(default_factory=dict, repr=False)
 
+    @classmethod
+    def from_records(cls, *record_lists: Sequence[dict[str, Any]]) -> "ExamplePools":
+        """Pools from pool-file records (any mix of gt, hindsight and critic rows), each routed by its kind."""
+        rows = [r for records in record_lists for r in records]
+        return cls(gt=[Sample.from_dict(r) for r in rows if r["kind"] == "gt"],
+                   hind=[Sample.from_dict(r) for r in rows if r["kind"] == "hindsight"],
+                   critic=[CriticSample.from_dict(r) for r in rows if r["kind"] == "critic"])
+
     def items(self, kind: str) -> Sequence[Any]:
         """The samples of one kind: 'gt', 'hind', 'critic' or 'critic_gt' (critic samples from expert plans)."""
         if kind == "critic_gt":

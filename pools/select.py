@@ -18,3 +18,12 @@ def stratified(rows: Iterable[dict[str, Any]], per_type: int, seed: int, split: 
         rng = random.Random(f"{seed}:{split}:{task_type}")  # string seed: stable across Python versions
         chosen.extend(group if per_type <= 0 else rng.sample(group, min(per_type, len(group))))
     return chosen
+
+
+def practice_samples(gt_records: list[dict[str, Any]], per_type: int) -> list[dict[str, Any]]:
+    """The gt actor samples to practise on: the first `per_type` of each task type, by id."""
+    by_type: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for rec in sorted(gt_records, key=lambda r: r["id"]):
+        if rec["kind"] == "gt":
+            by_type[rec["task_type"]].append(rec)
+    return [rec for t in sorted(by_type) for rec in by_type[t][:per_type]]
