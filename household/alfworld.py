@@ -11,7 +11,7 @@ from household.ontology import (
     LAMP_SURFACES, LANDMARKS, MOVABLE_RECEPTACLES, OBJECTS, PICKUPABLE, PLACE_RECEPTACLES, STARTS_OPEN_CLASSES,
     canonical_class,
 )
-from household.scene import ObjectSpec, Scene
+from household.layout import ObjectSpec, Scene
 from household.tasks import Task, task_from_record
 
 log = logging.getLogger(__name__)

@@ -1,12 +1,9 @@
 """ALFRED's goal conditions per task type (alfworld/env/tasks.py), counted over a world state."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from household.ontology import SLICED_OF, place_class
-
-if TYPE_CHECKING:
-    from household.env import Env
+from household.state import WorldState
+from household.tasks import Task
 
 BASE_CONDITIONS: dict[str, int] = {
     "pick_and_place_simple": 1,
@@ -25,37 +22,36 @@ def total_conditions(task_type: str, sliced: bool) -> int:
     return BASE_CONDITIONS[task_type] + extra
 
 
-def count_met(env: "Env") -> tuple[int, int]:
-    """(met, total) goal conditions of the env's task in its current state."""
-    task = env.task
+def count_met(task: Task, state: WorldState) -> tuple[int, int]:
+    """(met, total) goal conditions of a task in a world state."""
     a = task.args
     tt = task.task_type
     total = total_conditions(tt, a.object_sliced)
     x_cls = SLICED_OF.get(a.object_target, a.object_target) if a.object_sliced else a.object_target
     p_cls = place_class(a.parent_target) if a.parent_target else ""
-    xs = env._objects_of(x_cls)
+    xs = state.objects_of(x_cls)
     met = 0
     if a.object_sliced:
         met += min(2 if tt == "pick_two_obj_and_place" else 1, len(xs))
     if tt == "pick_two_obj_and_place":
         per: dict[str, int] = {}
         for o in xs:
-            for anc in env._ancestor_places(o, p_cls):
+            for anc in state.ancestor_places(o, p_cls):
                 per[anc] = per.get(anc, 0) + 1
         met += min(2, max(per.values(), default=0))
     elif tt == "look_at_obj_in_light":
-        held = env._held()
+        held = state.held()
         met += int(held is not None and held.cls == x_cls)
-        met += int(env._lamp_on_here(a.toggle_target))
+        met += int(state.lamp_on_here(a.toggle_target))
     elif tt == "pick_and_place_with_movable_recep":
-        ms = env._objects_of(a.mrecep_target)
-        x_in_m = [o for o in xs if env._inside_cls(o, a.mrecep_target)]
+        ms = state.objects_of(a.mrecep_target)
+        x_in_m = [o for o in xs if state.inside_cls(o, a.mrecep_target)]
         met += int(bool(x_in_m))
-        m_in_p = [m for m in ms if env._inside_cls(m, p_cls)]
+        m_in_p = [m for m in ms if state.inside_cls(m, p_cls)]
         met += int(bool(m_in_p))
-        met += int(any(env._inside_obj(o, m.id) for m in m_in_p for o in x_in_m))
+        met += int(any(state.inside_obj(o, m.id) for m in m_in_p for o in x_in_m))
     else:
-        in_p = [o for o in xs if env._inside_cls(o, p_cls)]
+        in_p = [o for o in xs if state.inside_cls(o, p_cls)]
         met += int(bool(in_p))
         if tt != "pick_and_place_simple":
             flag = {"pick_heat_then_place_in_recep": "heated", "pick_cool_then_place_in_recep": "cooled",

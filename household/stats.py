@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from household.expert import solve
-from household.scene import Scene
+from household.layout import Scene
 from household.tasks import Task, load_tasks
 
 log = logging.getLogger(__name__)
