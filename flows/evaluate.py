@@ -9,7 +9,7 @@ from prefect import flow
 from flows.common import GT_POOL, HINDSIGHT_POOL, TASKS, on_bad, path, read_input, run_llm_stage
 from flows.params import load_params, section
 from pools.jsonl import atomic_write_text, read_jsonl, write_json
-from pools.metrics import sr_by_type_rows, summarize
+from pools.metrics import details, headline, sr_by_type_rows
 from pools.select import stratified
 
 SECTIONS = ("world", "llm", "retrieval", "planner", "evaluate")
@@ -42,7 +42,9 @@ def evaluate_flow(params: dict[str, Any], variant: str, policy: str) -> dict[str
                             "rollout", (TASKS, GT_POOL, HINDSIGHT_POOL),
                             quarantined=len(tasks.rejected) + len(gt.rejected) + len(hind.rejected))
     rollouts = read_jsonl(path(out), "rollout").records
-    write_json(path(f"metrics/eval/{variant}.json"), summarize(variant, rollouts, split_of), "eval_metrics")
+    # Headline numbers are the DVC metric (a readable `dvc metrics show`); the rest is a details file.
+    write_json(path(f"metrics/eval/{variant}.json"), headline(rollouts, params["evaluate"]["splits"]), "eval_metrics")
+    write_json(path(f"details/eval/{variant}.json"), details(variant, rollouts), "eval_details")
     atomic_write_text(path(f"plots/eval/{variant}.json"), json.dumps(sr_by_type_rows(variant, rollouts), indent=1) + "\n")
     return summary
 

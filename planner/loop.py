@@ -274,6 +274,7 @@ def run_episode(task: Task, variant: str, pools: ExamplePools, client: Any, cfg:
     }
     return Rollout.new(task_id=task.id, task_type=task.task_type, instruction=instruction, variant=variant,
                        seed=seed, leave_out=leave_out, success=bool(em["success"]), gc=float(em["gc"]),
+                       split=task.split, gc_met=int(em["gc_met"]), gc_total=int(em["gc_total"]), expert_len=expert_len,
                        plw={"sr": float(em["plw_sr"]), "gc": float(em["plw_gc"])}, steps=steps, metrics=metrics,
                        llm=llm)
 

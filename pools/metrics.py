@@ -1,69 +1,167 @@
-"""Evaluation metrics from rollout records: SR, GC, PLW SR/GC per split and task type, adapter accuracy, LLM cost."""
+"""ALFRED's evaluation metrics over rollout records: the one implementation of SR, GC, PLW SR and PLW GC.
+
+household/metrics.py scores one episode (goal conditions met and in total, the path weight); this module aggregates
+episodes as ALFRED's eval_task.py / leaderboard does:
+  SR     = successes / episodes
+  GC     = sum of goal conditions met / sum of goal conditions (not a mean of per-episode ratios)
+  PLW SR = sum(s_i * w_i * L_i) / sum(L_i), and PLW GC likewise with gc_i, where w_i = min(1, L_i / agent_len_i)
+           (stored per episode in rollout.plw) and L_i is the expert's plan length (rollout.expert_len).
+Pure arithmetic on records: no world, no LLM.
+"""
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable, Mapping, TypeVar
+
+from pools.stats import bootstrap_ci, ratio
+
+Row = Mapping[str, Any]
+T = TypeVar("T")
+HEADLINE_RATES = ("sr", "gc", "plw_sr", "plw_gc")
 
 
-def _mean(values: Iterable[float]) -> float:
-    vals = list(values)
-    return round(sum(vals) / len(vals), 4) if vals else 0.0
+def _r(x: float, digits: int = 4) -> float:
+    return round(x, digits)
 
 
-def rates(rollouts: list[dict[str, Any]]) -> dict[str, Any]:
-    """SR, GC and their path-length-weighted forms over a group of episodes, plus cost per sub-goal."""
-    subgoals = sum(r["metrics"].get("subgoals", len(r["steps"])) for r in rollouts)
-    calls = sum(r["llm"]["calls"] for r in rollouts)
-    tokens = sum(r["llm"]["prompt_tokens"] + r["llm"]["completion_tokens"] for r in rollouts)
-    seconds = sum(r["llm"]["seconds"] for r in rollouts)
-    # GC as ALFRED reports it: goal conditions met over those in total, summed over episodes when counts exist.
-    met = [r["metrics"].get("gc_met") for r in rollouts]
-    total = [r["metrics"].get("gc_total") for r in rollouts]
-    if rollouts and None not in met and None not in total and sum(total):
-        gc = round(sum(met) / sum(total), 4)
-    else:
-        gc = _mean(r["gc"] for r in rollouts)
+def alfred_rates(rollouts: Iterable[Row]) -> dict[str, Any]:
+    """SR, GC, PLW SR and PLW GC of a group of episodes, by ALFRED's definitions (module docstring)."""
+    rows = list(rollouts)
+    n = len(rows)
+    met = sum(int(r["gc_met"]) for r in rows)
+    total = sum(int(r["gc_total"]) for r in rows)
+    weight = sum(int(r["expert_len"]) for r in rows)
     return {
-        "episodes": len(rollouts),
-        "sr": _mean(float(r["success"]) for r in rollouts),
-        "gc": gc,
-        "plw_sr": _mean(r["plw"]["sr"] for r in rollouts),
-        "plw_gc": _mean(r["plw"]["gc"] for r in rollouts),
-        "subgoals_per_episode": round(subgoals / len(rollouts), 2) if rollouts else 0.0,
-        "failed_subgoals_per_episode": _mean(r["metrics"].get("failed_subgoals", 0) for r in rollouts),
-        "llm_calls_per_subgoal": round(calls / subgoals, 3) if subgoals else 0.0,
-        "llm_tokens_per_subgoal": round(tokens / subgoals, 1) if subgoals else 0.0,
-        "llm_seconds_per_subgoal": round(seconds / subgoals, 3) if subgoals else 0.0,
+        "episodes": n,
+        "sr": _r(sum(bool(r["success"]) for r in rows) / n) if n else 0.0,
+        "gc": _r(met / total) if total else 0.0,
+        "plw_sr": _r(sum(float(r["plw"]["sr"]) * int(r["expert_len"]) for r in rows) / weight) if weight else 0.0,
+        "plw_gc": _r(sum(float(r["plw"]["gc"]) * int(r["expert_len"]) for r in rows) / weight) if weight else 0.0,
+        "gc_met": met,
+        "gc_total": total,
     }
 
 
-def adapter_accuracy(rollouts: list[dict[str, Any]]) -> dict[str, float]:
+def cost(rollouts: Iterable[Row]) -> dict[str, float]:
+    """What a planned sub-goal costs: LLM calls, tokens, LLM seconds and wall seconds (episode time) per sub-goal."""
+    rows = list(rollouts)
+    subgoals = sum(len(r["steps"]) for r in rows)
+    calls = sum(int(r["llm"].get("calls", 0)) for r in rows)
+    tokens = sum(int(r["llm"].get("prompt_tokens", 0)) + int(r["llm"].get("completion_tokens", 0)) for r in rows)
+    llm_s = sum(float(r["llm"].get("seconds", 0.0)) for r in rows)
+    wall_s = sum(float(r["metrics"].get("seconds", 0.0)) for r in rows)
+
+    def per(x: float, digits: int) -> float:
+        return round(x / subgoals, digits) if subgoals else 0.0
+
+    return {
+        "subgoals_per_episode": round(subgoals / len(rows), 2) if rows else 0.0,
+        "failed_subgoals_per_episode": round(sum(not s["ok"] for r in rows for s in r["steps"]) / len(rows), 2)
+        if rows else 0.0,
+        "calls_per_subgoal": per(calls, 3),
+        "tokens_per_subgoal": per(tokens, 1),
+        "llm_seconds_per_subgoal": per(llm_s, 3),
+        "seconds_per_subgoal": per(wall_s, 3),
+    }
+
+
+def intervals(rollouts: list[Row], samples: int, seed: int) -> dict[str, list[float]]:
+    """95% bootstrap intervals (resampling episodes) of SR and GC."""
+    succ = [1.0 if r["success"] else 0.0 for r in rollouts]
+    met = [float(r["gc_met"]) for r in rollouts]
+    total = [float(r["gc_total"]) for r in rollouts]
+    return {
+        "sr": bootstrap_ci([succ], lambda s: s[0].mean(axis=1), samples, seed),
+        "gc": bootstrap_ci([met, total], lambda s: ratio(s[0], s[1]), samples, seed),
+    }
+
+
+def group_by(items: Iterable[T], key: Callable[[T], str]) -> dict[str, list[T]]:
+    """Items (episodes, or pairs of episodes) grouped by `key`, groups in sorted order."""
+    groups: dict[str, list[T]] = defaultdict(list)
+    for item in items:
+        groups[key(item)].append(item)
+    return dict(sorted(groups.items()))
+
+
+def adapter_accuracy(rollouts: Iterable[Row]) -> dict[str, float]:
     """Mean per-argument accuracy of the adapter's predictions (episodes with an adapter only)."""
     per_arg: dict[str, list[float]] = defaultdict(list)
     for r in rollouts:
         for key, value in (r["metrics"].get("adapter_acc") or {}).items():
             per_arg[key].append(float(value))
-    return {k: _mean(v) for k, v in sorted(per_arg.items())}
+    return {k: _r(sum(v) / len(v)) for k, v in sorted(per_arg.items())}
 
 
-def summarize(variant: str, rollouts: list[dict[str, Any]], split_of: dict[str, str]) -> dict[str, Any]:
-    """The metrics file of one variant: overall, per split, per split and task type."""
-    by_split: dict[str, list[dict[str, Any]]] = defaultdict(list)
+def llm_by_role(rollouts: Iterable[Row]) -> dict[str, dict[str, float]]:
+    """LLM calls, tokens and seconds per role, summed over episodes."""
+    roles: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     for r in rollouts:
-        by_split[split_of.get(r["task_id"], "unknown")].append(r)
-    out: dict[str, Any] = {"variant": variant, "all": rates(rollouts), "adapter_accuracy": adapter_accuracy(rollouts)}
-    for split, group in sorted(by_split.items()):
-        types: dict[str, list[dict[str, Any]]] = defaultdict(list)
-        for r in group:
-            types[r["task_type"]].append(r)
-        out[split] = {**rates(group), "by_type": {t: rates(g) for t, g in sorted(types.items())}}
+        for role, usage in (r["llm"].get("by_role") or {}).items():
+            for key, value in usage.items():
+                if isinstance(value, (int, float)) and not isinstance(value, bool):
+                    roles[role][key] += value
+    return {role: {k: round(v, 3) for k, v in sorted(u.items())} for role, u in sorted(roles.items())}
+
+
+def failure_reasons(rollouts: Iterable[Row], top: int = 20) -> dict[str, int]:
+    """How often each failure reason of the world (or the planner's 'no proposal') occurred, most frequent first."""
+    counts: dict[str, int] = defaultdict(int)
+    for r in rollouts:
+        for s in r["steps"]:
+            if not s["ok"]:
+                counts[s["reason"] or "(no reason)"] += 1
+    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:top])
+
+
+def headline(rollouts: list[Row], splits: Iterable[str]) -> dict[str, Any]:
+    """The metrics file of one variant (metrics/eval/<variant>.json): the numbers `dvc metrics show` lists.
+
+    Episode count, SR / GC / PLW SR / PLW GC per split, and LLM calls and seconds per sub-goal; nothing else, so
+    that the table stays readable (details() holds the rest).
+    """
+    by_split = group_by(rollouts, lambda r: r["split"])
+    out: dict[str, Any] = {"episodes": len(rollouts)}
+    for split in splits:
+        rates = alfred_rates(by_split.get(split, []))
+        out[split] = {k: rates[k] for k in HEADLINE_RATES}
+    c = cost(rollouts)
+    out["calls_per_subgoal"] = c["calls_per_subgoal"]
+    out["seconds_per_subgoal"] = c["seconds_per_subgoal"]
     return out
 
 
-def sr_by_type_rows(variant: str, rollouts: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Plot rows: SR per task type for one variant (all evaluated splits together)."""
-    types: dict[str, list[dict[str, Any]]] = defaultdict(list)
+def details(variant: str, rollouts: list[Row]) -> dict[str, Any]:
+    """Everything else about one variant (details/eval/<variant>.json; not a DVC metric; the report reads it).
+
+    Overall, per split, per task type, and per split and type: ALFRED's rates; cost per sub-goal; adapter accuracy
+    per argument; LLM usage per role; the world's failure reasons; why episodes stopped.
+    """
+    stops: dict[str, int] = defaultdict(int)
     for r in rollouts:
-        types[r["task_type"]].append(r)
-    return [{"variant": variant, "task_type": t, "sr": rates(g)["sr"], "gc": rates(g)["gc"]}
-            for t, g in sorted(types.items())]
+        stops[str(r["metrics"].get("stop_reason", "unknown"))] += 1
+    return {
+        "variant": variant,
+        "episodes": len(rollouts),
+        "all": {**alfred_rates(rollouts), **cost(rollouts)},
+        "by_split": {
+            split: {**alfred_rates(rows), **cost(rows),
+                    "by_type": {t: alfred_rates(g) for t, g in group_by(rows, lambda r: r["task_type"]).items()}}
+            for split, rows in group_by(rollouts, lambda r: r["split"]).items()
+        },
+        "by_type": {t: alfred_rates(g) for t, g in group_by(rollouts, lambda r: r["task_type"]).items()},
+        "adapter_accuracy": adapter_accuracy(rollouts),
+        "llm_by_role": llm_by_role(rollouts),
+        "failure_reasons": failure_reasons(rollouts),
+        "stop_reasons": dict(sorted(stops.items())),
+    }
+
+
+def sr_by_type_rows(variant: str, rollouts: list[Row]) -> list[dict[str, Any]]:
+    """Plot rows (plots/eval/<variant>.json): SR and GC per task type for one variant, all evaluated splits together."""
+    rows = []
+    for t, group in group_by(rollouts, lambda r: r["task_type"]).items():
+        rates = alfred_rates(group)
+        rows.append({"variant": variant, "task_type": t, "sr": rates["sr"], "gc": rates["gc"],
+                     "episodes": rates["episodes"]})
+    return rows

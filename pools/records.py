@@ -116,25 +116,31 @@ class Rollout(_Record):
     task_id: str
     task_type: str
     instruction: str
+    split: str  # the task's ALFRED split (train | valid_seen | valid_unseen)
     variant: str
     seed: int
     leave_out: str  # the gt sample id excluded from retrieval ('' when none)
     success: bool
-    gc: float
+    gc: float  # this episode's gc_met / gc_total
+    gc_met: int  # goal conditions met at the end (ALFRED sums these over episodes: GC = sum met / sum total)
+    gc_total: int  # goal conditions of the task
+    expert_len: int  # the expert plan's length in sub-goals (ALFRED's PLW weights episodes by it)
     plw: dict[str, float]  # {'sr': ..., 'gc': ...} path-length-weighted
     steps: list[StepRecord]
     metrics: dict[str, Any]
     llm: dict[str, Any]  # {calls, prompt_tokens, completion_tokens, seconds, cache_hits, by_role}
 
     @classmethod
-    def new(cls, *, task_id: str, task_type: str, instruction: str, variant: str, seed: int, leave_out: str,
-            success: bool, gc: float, plw: dict[str, float], steps: list[StepRecord],
-            metrics: dict[str, Any], llm: dict[str, Any]) -> "Rollout":
+    def new(cls, *, task_id: str, task_type: str, instruction: str, split: str, variant: str, seed: int,
+            leave_out: str, success: bool, gc: float, gc_met: int, gc_total: int, expert_len: int,
+            plw: dict[str, float], steps: list[StepRecord], metrics: dict[str, Any], llm: dict[str, Any]
+            ) -> "Rollout":
         """Build a rollout; the id hashes task, variant, seed, leave-out and the executed sub-goals."""
         key = {"task_id": task_id, "variant": variant, "seed": seed, "leave_out": leave_out,
                "steps": [[s.subgoal, s.ok, s.reason] for s in steps]}
         return cls(id=content_id("ro", key), task_id=task_id, task_type=task_type, instruction=instruction,
-                   variant=variant, seed=seed, leave_out=leave_out, success=success, gc=gc, plw=dict(plw),
+                   split=split, variant=variant, seed=seed, leave_out=leave_out, success=success, gc=gc,
+                   gc_met=gc_met, gc_total=gc_total, expert_len=expert_len, plw=dict(plw),
                    steps=list(steps), metrics=dict(metrics), llm=dict(llm))
 
     @classmethod

@@ -28,6 +28,7 @@ def test_rollout_round_trip_with_steps():
                       candidates=[{"subgoal": "Navigation Apple", "value": 0.5}])
     r = Rollout.new(task_id="t1", task_type="x", instruction="i", variant="hindsight", seed=0, leave_out="",
                     success=False, gc=0.5, plw={"sr": 0.0, "gc": 0.2}, steps=[step], metrics={"a": 1},
+                    split="valid_seen", gc_met=1, gc_total=2, expert_len=4,
                     llm={"calls": 3})
     d = json.loads(json.dumps(r.to_dict()))
     assert Rollout.from_dict(d) == r

@@ -25,6 +25,7 @@ def _rollout(task, steps_ok: list[str], failed: str) -> Rollout:
     steps.append(StepRecord(failed, False, "not here", "", {}, []))
     return Rollout.new(task_id=task.id, task_type=task.task_type, instruction=task.instruction(), variant="hindsight",
                        seed=0, leave_out="", success=False, gc=0.0, plw={"sr": 0.0, "gc": 0.0}, steps=steps,
+                       split=task.split, gc_met=0, gc_total=1, expert_len=len(steps),
                        metrics={}, llm={})
 
 

@@ -1,0 +1,89 @@
+"""ALFRED's metrics over episodes, pinned on a hand-made set whose numbers are worked out by hand below."""
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from pools.metrics import alfred_rates, cost, details, headline, sr_by_type_rows
+from pools.schemas import violations
+
+
+def episode(task_id: str, success: bool, met: int, total: int, expert_len: int, agent_len: int, *,
+            split: str = "valid_seen", task_type: str = "pick_and_place_simple", calls: int = 0,
+            seconds: float = 0.0) -> dict[str, Any]:
+    """A rollout record as run_episode writes it (plw per episode: w = min(1, expert/agent), as ALFRED)."""
+    w = min(1.0, expert_len / agent_len)
+    steps = [{"subgoal": "Navigation Apple", "ok": i > 0, "reason": "" if i > 0 else "Apple not found",
+              "observation": "", "pddl_pred": {}, "candidates": [], "repeat_fail": 0} for i in range(agent_len)]
+    return {"id": f"ro-{task_id}", "task_id": task_id, "task_type": task_type, "instruction": "i", "split": split,
+            "variant": "hindsight", "seed": 0, "leave_out": "", "success": success, "gc": met / total,
+            "gc_met": met, "gc_total": total, "expert_len": expert_len,
+            "plw": {"sr": w * success, "gc": w * met / total}, "steps": steps,
+            "metrics": {"seconds": seconds, "stop_reason": "success" if success else "max_subgoals"},
+            "llm": {"calls": calls, "prompt_tokens": 10 * calls, "completion_tokens": calls, "seconds": seconds / 2}}
+
+
+# Four episodes. Per-episode GC means would give (1 + 1/4 + 2/3 + 0) / 4 = 0.4792; ALFRED sums conditions.
+EPISODES = [
+    episode("a", True, 2, 2, expert_len=4, agent_len=8, calls=16, seconds=8.0),    # w = 0.5
+    episode("b", False, 1, 4, expert_len=6, agent_len=3, calls=6, seconds=3.0),    # w = 1
+    episode("c", True, 3, 3, expert_len=10, agent_len=10, split="valid_unseen",    # w = 1
+            task_type="pick_heat_then_place_in_recep", calls=10, seconds=5.0),
+    episode("d", False, 0, 3, expert_len=5, agent_len=4, split="valid_unseen",     # w = 1
+            task_type="pick_heat_then_place_in_recep", calls=0, seconds=0.0),
+]
+
+
+def test_alfred_rates_on_hand_made_episodes() -> None:
+    r = alfred_rates(EPISODES)
+    assert r["episodes"] == 4 and r["sr"] == 0.5
+    assert (r["gc_met"], r["gc_total"]) == (6, 12) and r["gc"] == 0.5           # 6 / 12, not 0.4792
+    # PLW SR = (1*0.5*4 + 0 + 1*1*10 + 0) / (4+6+10+5) = 12 / 25
+    assert r["plw_sr"] == 0.48
+    # PLW GC = (1*0.5*4 + 0.25*1*6 + 1*1*10 + 0) / 25 = 13.5 / 25
+    assert r["plw_gc"] == 0.54
+    assert alfred_rates([]) == {"episodes": 0, "sr": 0.0, "gc": 0.0, "plw_sr": 0.0, "plw_gc": 0.0,
+                                "gc_met": 0, "gc_total": 0}
+
+
+def test_headline_per_split_and_cost() -> None:
+    h = headline(EPISODES, ["valid_seen", "valid_unseen"])
+    assert h == {
+        "episodes": 4,
+        # seen: a, b. SR 1/2; GC 3/6; PLW SR (0.5*4)/10; PLW GC (0.5*4 + 0.25*6)/10
+        "valid_seen": {"sr": 0.5, "gc": 0.5, "plw_sr": 0.2, "plw_gc": 0.35},
+        # unseen: c, d. SR 1/2; GC 3/6; PLW SR 10/15; PLW GC 10/15
+        "valid_unseen": {"sr": 0.5, "gc": 0.5, "plw_sr": 0.6667, "plw_gc": 0.6667},
+        "calls_per_subgoal": round(32 / 25, 3),      # 32 calls over 8+3+10+4 = 25 planned sub-goals
+        "seconds_per_subgoal": round(16 / 25, 3),    # 16 s of episode time
+    }
+    assert not violations(h, "eval_metrics")
+    c = cost(EPISODES)
+    assert c["subgoals_per_episode"] == 6.25 and c["failed_subgoals_per_episode"] == 1.0
+    assert c["tokens_per_subgoal"] == round(32 * 11 / 25, 1) and c["llm_seconds_per_subgoal"] == 0.32
+
+
+def test_details_and_plot_rows() -> None:
+    d = details("hindsight", EPISODES)
+    assert not violations(d, "eval_details")
+    assert d["by_split"]["valid_unseen"]["by_type"]["pick_heat_then_place_in_recep"]["plw_sr"] == 0.6667
+    assert d["by_type"]["pick_and_place_simple"]["gc"] == 0.5
+    assert d["failure_reasons"] == {"Apple not found": 4} and d["stop_reasons"] == {"max_subgoals": 2, "success": 2}
+    rows = sr_by_type_rows("hindsight", EPISODES)
+    assert [(r["task_type"], r["sr"]) for r in rows] == [("pick_and_place_simple", 0.5),
+                                                         ("pick_heat_then_place_in_recep", 0.5)]
+
+
+def test_rollout_schema_requires_the_counts() -> None:
+    bad = dict(EPISODES[0])
+    del bad["gc_total"]
+    assert any("gc_total" in v.message for v in violations(bad, "rollout"))
+    assert not violations(EPISODES[0], "rollout")
+
+
+@pytest.mark.parametrize("field", ["gc_met", "gc_total", "expert_len"])
+def test_aggregation_reads_every_count(field: str) -> None:
+    changed = [dict(e) for e in EPISODES]
+    changed[1][field] += 2
+    assert alfred_rates(changed) != alfred_rates(EPISODES)
