@@ -29,19 +29,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--pools", default="data/pools", help="folder with gt.jsonl / hindsight.jsonl")
     p.add_argument("--gt-per-type", type=int, default=2,
                    help="when no pool files exist: expert samples per task type drawn from train")
+    p.add_argument("--gt-navigation", choices=("object", "expert"), default="object",
+                   help="when no pool files exist: rewrite expert walks to unseen objects as walks to the object")
     p.add_argument("--endpoint", default=None, help="'embedded' or an OpenAI-compatible base URL (default: params)")
     p.add_argument("--model", default=None, help="embedded preset or the endpoint's model (default: params)")
     p.add_argument("--params", default="params.yaml", help="params file giving the defaults")
     p.add_argument("--json", action="store_true", help="print the rollout record as one JSON object")
     p.add_argument("-v", "--verbose", action="store_true", help="log the planner's decisions to stderr")
     p.set_defaults(func=_episode)
-
-
-def _params(path: str) -> dict[str, Any]:
-    import yaml
-
-    p = Path(path)
-    return dict(yaml.safe_load(p.read_text(encoding="utf-8")) or {}) if p.exists() else {}
 
 
 def _pick_task(args: argparse.Namespace) -> Any:
@@ -63,12 +58,12 @@ def _read(path: Path, kind: str) -> list[dict[str, Any]]:
     return [r for r in read_jsonl(path, "sample").records if r["kind"] == kind] if path.exists() else []
 
 
-def _pools(args: argparse.Namespace, seed: int) -> Any:
+def example_pools(folder: str, gt_per_type: int, seed: int, navigation: str = "object") -> Any:
+    """The pipeline's pools from `folder` (gt.jsonl, hindsight.jsonl), else a small gt pool drawn from train now."""
     from planner.examples import ExamplePools
     from pools.records import CriticSample, Sample
 
-    folder = Path(args.pools)
-    gt_file, hind_file = folder / "gt.jsonl", folder / "hindsight.jsonl"
+    gt_file, hind_file = Path(folder) / "gt.jsonl", Path(folder) / "hindsight.jsonl"
     if gt_file.exists():
         critic = _read(gt_file, "critic") + _read(hind_file, "critic")
         return ExamplePools(gt=[Sample.from_dict(r) for r in _read(gt_file, "gt")],
@@ -76,28 +71,34 @@ def _pools(args: argparse.Namespace, seed: int) -> Any:
                             critic=[CriticSample.from_dict(r) for r in critic])
     # No pipeline output yet: a small stratified ground-truth pool from train (expert plans, no hindsight).
     from household.tasks import load_tasks
-    from planner.relabel import build_gt_critic_samples, build_gt_samples
-    from pools.select import stratified
+    from planner.gt import draw_gt_pool
 
-    train = load_tasks("train")
-    rows = stratified([{"id": t.id, "split": t.split, "task_type": t.task_type} for t in train],
-                      args.gt_per_type, seed, split="train")
-    by_id = {t.id: t for t in train}
-    chosen = [by_id[r["id"]] for r in rows]
-    gt = [s for s in build_gt_samples(chosen, seed=seed) if s.verified]
-    return ExamplePools(gt=gt, critic=build_gt_critic_samples(chosen, gt, seed=seed))
+    rows = [{"id": t.id, "split": t.split, "task_type": t.task_type} for t in load_tasks("train")]
+    gt, critic = draw_gt_pool(rows, gt_per_type, seed, split="train", navigation=navigation)
+    return ExamplePools(gt=gt, critic=critic)
 
 
-def _client(args: argparse.Namespace, params: dict[str, Any]) -> Any:
-    from planner.llm.client import LLMClient
-    from planner.llm.settings import LLMSettings
+def client_for(params: dict[str, Any], endpoint: str | None = None, model: str | None = None) -> Any:
+    """The LLM client from params `llm:`, with the command line's --endpoint / --model sent to every role."""
+    from flows.common import llm_client
 
     section = dict(params.get("llm") or {})
-    if args.endpoint:
-        section["endpoint"] = args.endpoint
-    if args.model:
-        section["model"] = args.model
-    return LLMClient(LLMSettings.from_params(section))
+    if endpoint or model:
+        section.update({k: v for k, v in (("endpoint", endpoint), ("model", model)) if v})
+        # An explicit choice on the command line beats the profile's per-role pins.
+        section["roles"] = {}
+    return llm_client({**params, "llm": section})
+
+
+def quiet_logging(verbose: bool) -> None:
+    """Log to stderr (INFO with -v), without the HTTP and encoder libraries' chatter; configure the runtime."""
+    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, stream=sys.stderr,
+                        format="%(levelname)s %(name)s: %(message)s")
+    for noisy in ("httpx", "httpcore", "openai", "sentence_transformers"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
+    from flows.env import configure
+
+    configure()
 
 
 def _value(v: Any) -> str:
@@ -142,17 +143,16 @@ def _summary(rollout: Any, out: TextIO) -> None:
 
 def _episode(args: argparse.Namespace, stdout: TextIO | None = None) -> int:
     out = stdout or sys.stdout
-    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, stream=sys.stderr,
-                        format="%(levelname)s %(name)s: %(message)s")
-    for noisy in ("httpx", "httpcore", "openai", "sentence_transformers"):
-        logging.getLogger(noisy).setLevel(logging.WARNING)
-    from flows.env import configure
-
-    configure()
+    quiet_logging(args.verbose)
+    from flows.params import ParamsError, load_params
     from planner.config import PlannerConfig
     from planner.loop import run_episode
 
-    params = _params(args.params)
+    try:
+        params = load_params(args.params)
+    except ParamsError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     overrides: dict[str, Any] = {"variant": args.variant}
     if args.seed is not None:
         overrides["seed"] = args.seed
@@ -169,8 +169,9 @@ def _episode(args: argparse.Namespace, stdout: TextIO | None = None) -> int:
     if not args.json:
         print(f"{task.id} ({task.task_type}, {task.split})\ninstruction: {task.instruction()}\n"
               f"true args: {task.args.as_dict()}", file=out)
-    pools = _pools(args, cfg.seed) if args.variant != "expert" else None
-    client = _client(args, params) if args.variant != "expert" else None
+    pools = example_pools(args.pools, args.gt_per_type, cfg.seed, args.gt_navigation) \
+        if args.variant != "expert" else None
+    client = client_for(params, args.endpoint, args.model) if args.variant != "expert" else None
     from planner.examples import ExamplePools
 
     try:

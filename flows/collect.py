@@ -26,8 +26,7 @@ def collect_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
     items = [(s["id"], s) for s in practice_samples(gt.records, int(section(params, "collect")["per_type"]))]
 
     def work(client: Any, sample: dict[str, Any]) -> dict[str, Any]:
-        return collect_rollout(get_task(sample["task_id"]), (), (), client, cfg, leave_out=sample["id"],
-                               pools=pools).to_dict()
+        return collect_rollout(get_task(sample["task_id"]), pools, client, cfg, leave_out=sample["id"]).to_dict()
 
     return run_llm_stage("collect", params, SECTIONS, items, work, ROLLOUTS, "rollout", (GT_POOL,),
                          quarantined=len(gt.rejected))

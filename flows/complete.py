@@ -9,6 +9,7 @@ from flows.common import COMPLETIONS, GT_POOL, REFLECTIONS, ROLLOUTS, on_bad, re
 from flows.params import load_params
 
 SECTIONS = ("world", "llm", "retrieval", "relabel")
+COMPLETE_KEYS = ("complete_steps", "complete_tokens", "show_expert", "repair_rounds", "collapse_repeats")
 
 
 @flow(name="complete")
@@ -25,18 +26,21 @@ def complete_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
     gt = read_input(GT_POOL, "sample", policy)
     by_id = {r["id"]: Rollout.from_dict(r) for r in rollouts.records}
     pools = ExamplePools.from_records(gt.records)
+    gt_by_id = {s.id: s for s in pools.gt}
     k = int(params["retrieval"]["k"])
     relabel = params["relabel"]
     cfg = PlannerConfig.from_params({"world": params["world"], "retrieval": params["retrieval"], "relabel": {
-        "complete_steps": relabel["complete_steps"], "complete_tokens": relabel["complete_tokens"]}})
+        key: relabel[key] for key in COMPLETE_KEYS}})
     items = [(r["id"], r) for r in reflections.records if r["rollout_id"] in by_id]
 
     def work(client: Any, reflection: dict[str, Any]) -> dict[str, Any]:
         rollout = by_id[reflection["rollout_id"]]
         task = get_task(rollout.task_id)
-        # The task's own gt sample is never shown: the completion must come from the reflection, not a copy.
+        # The task's own gt sample is never among the examples; it is shown as the expert's rollout (alg. 3 l.9)
+        # unless relabel.show_expert is off.
         examples = pools.retrieve("gt", rollout.instruction, k, exclude_task=task.id)
-        return complete(Reflection.from_dict(reflection), rollout, task, client, cfg, examples=examples).to_dict()
+        return complete(Reflection.from_dict(reflection), rollout, task, client, cfg, examples=examples,
+                        expert=gt_by_id.get(rollout.leave_out)).to_dict()
 
     return run_llm_stage("complete", params, SECTIONS, items, work, COMPLETIONS, "completion",
                          (REFLECTIONS, ROLLOUTS, GT_POOL),

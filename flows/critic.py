@@ -9,6 +9,7 @@ from flows.common import CRITIC_SAMPLES, GT_POOL, REFLECTIONS, ROLLOUTS, on_bad,
 from flows.params import load_params
 
 SECTIONS = ("world", "llm", "relabel")
+CRITIC_KEYS = ("show_expert", "collapse_repeats")
 
 
 @flow(name="critic")
@@ -26,7 +27,9 @@ def critic_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
     by_id = {r["id"]: Rollout.from_dict(r) for r in rollouts.records}
     n_examples = int(params["relabel"]["critic_examples"])
     pools = ExamplePools.from_records(gt.records)
-    cfg = PlannerConfig.from_params({"world": params["world"]})
+    gt_by_id = {s.id: s for s in pools.gt}
+    cfg = PlannerConfig.from_params({"world": params["world"], "relabel": {
+        key: params["relabel"][key] for key in CRITIC_KEYS}})
     items = [(r["id"], r) for r in reflections.records if r["rollout_id"] in by_id]
 
     def work(client: Any, reflection: dict[str, Any]) -> dict[str, Any]:
@@ -34,7 +37,7 @@ def critic_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
         # The practice task's own gt critic samples would give the answer away: never shown.
         examples = pools.retrieve("critic_gt", rollout.instruction, n_examples, exclude_task=rollout.task_id)
         return critic_sample(rollout, Reflection.from_dict(reflection), get_task(rollout.task_id), client, cfg,
-                             examples=examples).to_dict()
+                             examples=examples, expert=gt_by_id.get(rollout.leave_out)).to_dict()
 
     return run_llm_stage("critic", params, SECTIONS, items, work, CRITIC_SAMPLES, "critic_sample",
                          (REFLECTIONS, ROLLOUTS, GT_POOL),

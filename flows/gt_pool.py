@@ -9,29 +9,24 @@ from prefect import flow, get_run_logger
 from flows.common import GT_POOL, TASKS, on_bad, read_input, subset, write_pool
 from flows.params import load_params, section
 from flows.stage import StageResult, stage_lock, write_summary
-from pools.select import stratified
 
 
 @flow(name="gt_pool")
 def gt_pool_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
     """Pick tasks stratified by type and write their expert plans as gt samples (plus gt critic samples)."""
-    from household.tasks import get_task
-    from planner.relabel import build_gt_critic_samples, build_gt_samples
+    from planner.gt import draw_gt_pool
 
     log = get_run_logger()
     started = time.monotonic()
     pools, world = section(params, "pools"), section(params, "world")
     tasks = read_input(TASKS, "task", policy)
-    chosen = stratified(tasks.records, int(pools["gt_per_type"]), int(world["seed"]), split=pools["gt_split"])
-    task_list = [get_task(row["id"]) for row in chosen]
-    seed = int(world["seed"])
-    samples = build_gt_samples(task_list, seed=seed)
-    critics = build_gt_critic_samples(task_list, samples, seed=seed)
+    samples, critics = draw_gt_pool(tasks.records, int(pools["gt_per_type"]), int(world["seed"]),
+                                    split=pools["gt_split"], navigation=str(pools["gt_navigation"]))
     records = [r.to_dict() for r in [*samples, *critics]]
     used = subset(params, "world", "pools")
     manifest = write_pool("gt", records, used, None, quarantined=len(tasks.rejected))
     write_summary(StageResult("gt_pool", records, seconds=time.monotonic() - started), quarantined=len(tasks.rejected))
-    log.info("gt_pool: %d tasks -> %d records %s (%s)", len(chosen), manifest["records"], manifest["by_kind"], GT_POOL)
+    log.info("gt_pool: %d tasks -> %d records %s (%s)", len(samples), manifest["records"], manifest["by_kind"], GT_POOL)
     return manifest
 
 

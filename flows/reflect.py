@@ -9,6 +9,7 @@ from flows.common import GT_POOL, REFLECTIONS, ROLLOUTS, on_bad, read_input, run
 from flows.params import load_params
 
 SECTIONS = ("llm", "relabel")
+REFLECT_KEYS = ("think_tokens", "show_expert", "collapse_repeats")
 
 
 @flow(name="reflect")
@@ -21,7 +22,7 @@ def reflect_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
     rollouts = read_input(ROLLOUTS, "rollout", policy)
     gt = read_input(GT_POOL, "sample", policy)
     gt_by_id = {r["id"]: Sample.from_dict(r) for r in gt.records if r["kind"] == "gt"}
-    cfg = PlannerConfig.from_params({"relabel": {"think_tokens": params["relabel"]["think_tokens"]}})
+    cfg = PlannerConfig.from_params({"relabel": {key: params["relabel"][key] for key in REFLECT_KEYS}})
     items = [(r["id"], r) for r in rollouts.records if r["leave_out"] in gt_by_id]
 
     def work(client: Any, rollout: dict[str, Any]) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from typing import Any, Sequence
 
 from planner.beam import Node
 from planner.grounding import Grounder
+from planner.llm.constrain import Constraint
 from planner.parsing import split_plan
 from planner.prompting import actor_example, done_prefix, join_examples, render, state_block
 from pools.records import Sample
@@ -29,6 +30,8 @@ class StepContext:
     done: tuple[str, ...]  # sub-goals executed successfully so far
     failed: tuple[str, ...] = ()  # recent failures 'SubGoal (reason)'
     holding: str = ""
+    trace: tuple[str, ...] = ()  # every executed sub-goal in order, failed ones as 'SubGoal [failed: reason]'
+    where: str = ""  # 'Apple (CounterTop), ...': each seen object class with the place it was last seen at
 
 
 @dataclass
@@ -44,8 +47,10 @@ class Actor:
     max_tokens: int = 40
     reuse_plans: bool = True
     sample_temperature: float = 0.7  # for proposals beyond the first (each costs one more call)
+    step_tokens: int = 16  # token cap of a one-sub-goal answer (constrained)
     calls: int = 0
     reused: int = 0
+    illegal: int = 0  # answers outside the legal set (constraint ignored by the endpoint, or mode off)
     _header: str = field(default="", repr=False)
     _plans: list[tuple[tuple[str, ...], list[str]]] = field(default_factory=list, repr=False)
 
@@ -58,9 +63,12 @@ class Actor:
 
     def prompt(self, ctx: StepContext, imagined: Sequence[str] = (), holding: str | None = None) -> str:
         """The actor prompt: examples, then the state, then the plan so far for the model to continue."""
-        state = state_block(ctx.instruction, ctx.seen, ctx.args if self.show_args else None, ctx.failed,
+        # The live episode in the examples' form: failed steps stay in the plan with the world's reason inline,
+        # so Actor_hind's recovery examples match the state the agent is in.
+        state = state_block(ctx.instruction, ctx.where or ctx.seen, ctx.args if self.show_args else None, (),
                             ctx.holding if holding is None else holding)
-        return render("actor", examples=self._header, state=state, done=done_prefix(ctx.done + tuple(imagined)))
+        trace = ctx.trace or ctx.done
+        return render("actor", examples=self._header, state=state, done=done_prefix(trace + tuple(imagined)))
 
     def _from_plans(self, path: tuple[str, ...]) -> str | None:
         for prefix, plan in self._plans:
@@ -70,16 +78,30 @@ class Actor:
         return None
 
     def write_plan(self, ctx: StepContext, node: Node, classes: Sequence[str], *, temperature: float | None = None,
-                   seed: int | None = None) -> list[str]:
-        """One LLM call: the grounded plan continuing the node's path (cut at the first ungroundable step)."""
+                   seed: int | None = None, legal: Sequence[str] | None = None) -> list[str]:
+        """One LLM call: the grounded plan continuing the node's path (cut at the first ungroundable step).
+
+        With `legal` (the sub-goals legal in the node's state), the call asks for ONE sub-goal from that set by
+        constrained decoding where the endpoint supports it; the answer is validated either way, and an answer
+        outside the set is mapped to the nearest legal sub-goal or rejected (counted in `illegal`).
+        """
         prompt = self.prompt(ctx, node.actions, node.state.holding if node.actions else None)
+        constraint = Constraint.choice(legal) if legal else None
         try:
-            resp = self.client.complete(self.role, prompt, max_tokens=self.max_tokens, stop=["\n"],
-                                        temperature=temperature, seed=seed)
+            resp = self.client.complete(self.role, prompt, max_tokens=self.max_tokens if legal is None
+                                        else self.step_tokens, stop=["\n"] if legal is None else ["\n", ";"],
+                                        temperature=temperature, seed=seed, constraint=constraint)
         except Exception as exc:  # LLMError: no proposal from this actor at this node
             log.warning("%s call failed: %s", self.role, exc)
             return []
         self.calls += 1
+        if legal is not None:
+            text = resp.text.strip()
+            if text in legal:
+                return [text]
+            self.illegal += 1  # the endpoint ignored the constraint (or mode off): ground within the legal set
+            sg = self.grounder.ground(text.split(";")[0], classes, allowed=legal)
+            return [sg] if sg is not None else []
         plan: list[str] = []
         for raw in split_plan(resp.text)[: self.plan_steps]:
             sg = self.grounder.ground(raw, classes)
@@ -88,32 +110,38 @@ class Actor:
             plan.append(sg)
         return plan
 
-    def propose(self, ctx: StepContext, node: Node, n: int, classes: Sequence[str] = ()) -> list[str]:
-        """Up to n distinct sub-goals for the node's (imagined) state."""
+    def propose(self, ctx: StepContext, node: Node, n: int, classes: Sequence[str] = (),
+                legal: Sequence[str] | None = None) -> list[str]:
+        """Up to n distinct sub-goals for the node's (imagined) state (from `legal` when given)."""
         path = ctx.done + node.actions
         out: list[str] = []
-        if self.reuse_plans:
+        if self.reuse_plans and legal is None:
             step = self._from_plans(path)
             if step is not None:
                 self.reused += 1
                 out.append(step)
         if not out:
-            plan = self.write_plan(ctx, node, classes)
+            plan = self.write_plan(ctx, node, classes, legal=legal)
             if plan:
                 self._plans.append((path, plan))
                 out.append(plan[0])
         for i in range(1, n):  # extra proposals: one sampled call each (a duplicate is dropped, not retried)
             if len(out) >= n:
                 break
-            plan = self.write_plan(ctx, node, classes, temperature=self.sample_temperature, seed=i)
+            plan = self.write_plan(ctx, node, classes, temperature=self.sample_temperature, seed=i, legal=legal)
             if plan and plan[0] not in out:
                 self._plans.append((path, plan))
                 out.append(plan[0])
         return out[:n]
 
     def propose_other(self, ctx: StepContext, node: Node, avoid: set[str], tries: int,
-                      classes: Sequence[str] = ()) -> list[str]:
-        """Sampled calls (at most `tries`) for a first step not in `avoid`; [] when none comes."""
+                      classes: Sequence[str] = (), legal: Sequence[str] | None = None) -> list[str]:
+        """A first step not in `avoid`: from the legal set minus `avoid` when given, else sampled calls (`tries`)."""
+        if legal is not None:
+            rest = [a for a in legal if a not in avoid]
+            # One greedy call over what is left: the constraint itself excludes the failed sub-goals.
+            plan = self.write_plan(ctx, node, classes, legal=rest) if rest else []
+            return plan[:1]
         for j in range(tries):
             plan = self.write_plan(ctx, node, classes, temperature=self.sample_temperature,
                                    seed=100 + len(ctx.failed) * tries + j)

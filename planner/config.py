@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 # Defaults for keys absent from the params given; each paper ambiguity is named with its interpretation.
@@ -14,7 +14,7 @@ PLANNER_DEFAULTS: dict[str, Any] = {
     "generator": "belief",       # belief: known sub-goal effects, no LLM call | llm: RAFA-style LLM prediction
     "reuse_plans": True,         # an actor writes a short plan; deeper expansions on its own path reuse it (saves calls)
     "plan_steps": 3,             # steps an actor writes per call (>= depth+1 so its plan covers the look-ahead)
-    "max_subgoals": 30,          # episode cap on planned sub-goals (ALFRED's own limits in world: still apply)
+    "max_subgoals": 32,          # episode cap on planned sub-goals (ALFRED's own limits in world: still apply)
     "max_repeat_fails": 3,       # stop when the same sub-goal fails with the same reason this many times
     "avoid_repeats": True,       # don't re-propose a sub-goal that failed since the last success (unless nothing else)
     "retry_samples": 1,          # ...and when an actor proposes only those, sampled calls (each one call) for another
@@ -22,6 +22,13 @@ PLANNER_DEFAULTS: dict[str, Any] = {
     "actor_tokens": 40,          # token cap per actor call (plan_steps sub-goals of ~8 tokens)
     "adapter_tokens": 40,        # token cap per adapter call (one 'object=.. two=..' line)
     "critic_tokens": 12,         # token cap per scored rollout in a critic call
+    "legal_actions": True,       # ours: actors answer ONE sub-goal from those legal in the (imagined) state, by
+                                 # constrained decoding where the endpoint supports it (llm.constrain); False = free
+                                 # plan text mapped to the nearest legal sub-goal (paper: free text)
+    "nav_targets": "any",        # legal walks: 'any' = to classes seen or named by the predicted arguments (the world
+                                 # explores for an unseen one); 'seen' = only to classes already seen
+    "deep_proposals": "all",     # paper: every actor proposes at every node of every depth; 'own' = a deeper rollout
+                                 # is extended only by the actor that began it (fewer calls)
 }
 RETRIEVAL_DEFAULTS: dict[str, Any] = {
     "k": 9,                      # K examples per prompt (paper's setup, as LLM-Planner: 9 nearest of the pool;
@@ -30,9 +37,14 @@ RETRIEVAL_DEFAULTS: dict[str, Any] = {
 }
 RELABEL_DEFAULTS: dict[str, Any] = {
     "think_tokens": 64,          # token cap of the reflection (think)
-    "complete_steps": 12,        # most sub-goals the completion may add after the rollout's successful prefix
+    "complete_steps": 16,        # most sub-goals one completion round may add
     "complete_tokens": 96,       # token cap of the completion call
     "keep_unverified": False,    # whether unverified completions still become hindsight samples
+    "show_expert": True,         # paper (alg. 3 l.8-10): reflect, complete and critic-sample calls see the expert's
+                                 # rollout of the task; False = the ablation that hides it
+    "repair_rounds": 2,          # beyond the paper: a completion whose replay fails is repaired this many times, each
+                                 # round fed the replay's first failed step and reason (0 = the paper: one call)
+    "collapse_repeats": True,    # ours: an immediate repeat of a failed interaction is kept once in a hindsight trace
 }
 
 
@@ -55,12 +67,18 @@ class PlannerConfig:
     actor_tokens: int = PLANNER_DEFAULTS["actor_tokens"]
     adapter_tokens: int = PLANNER_DEFAULTS["adapter_tokens"]
     critic_tokens: int = PLANNER_DEFAULTS["critic_tokens"]
+    legal_actions: bool = PLANNER_DEFAULTS["legal_actions"]
+    nav_targets: str = PLANNER_DEFAULTS["nav_targets"]
+    deep_proposals: str = PLANNER_DEFAULTS["deep_proposals"]
     k: int = RETRIEVAL_DEFAULTS["k"]
     map_threshold: float = RETRIEVAL_DEFAULTS["map_threshold"]
     think_tokens: int = RELABEL_DEFAULTS["think_tokens"]
     complete_steps: int = RELABEL_DEFAULTS["complete_steps"]
     complete_tokens: int = RELABEL_DEFAULTS["complete_tokens"]
     keep_unverified: bool = RELABEL_DEFAULTS["keep_unverified"]
+    show_expert: bool = RELABEL_DEFAULTS["show_expert"]
+    repair_rounds: int = RELABEL_DEFAULTS["repair_rounds"]
+    collapse_repeats: bool = RELABEL_DEFAULTS["collapse_repeats"]
     seed: int = 0            # from world.seed
     max_fails: int = 10      # from world.max_fails
     max_steps: int = 1000    # from world.max_steps
@@ -82,10 +100,6 @@ class PlannerConfig:
                 values[key] = world[key]
         values.update(overrides)
         return cls(**values, extra=extra)
-
-    def with_variant(self, variant: str) -> "PlannerConfig":
-        """Return a copy for another planner variant."""
-        return replace(self, variant=variant)
 
     def as_dict(self) -> dict[str, Any]:
         """Return the configuration as plain JSON."""

@@ -7,11 +7,22 @@ from typing import Any, Sequence
 
 from planner.actors import StepContext
 from planner.beam import Node
+from planner.llm.constrain import Constraint
 from planner.parsing import format_plan, parse_values
 from planner.prompting import critic_examples, render, state_block
 from pools.records import CriticSample
 
 log = logging.getLogger(__name__)
+
+DIGITS = tuple(str(i) for i in range(10))
+
+
+def values_constraint(n: int) -> Constraint:
+    """The critic's answer for n rollouts, after the prompt's '1.': 'the value is a/b' lines numbered 1..n."""
+    parts: list[Any] = []
+    for i in range(1, n + 1):
+        parts += [("" if i == 1 else f"\n{i}. ") + "the value is ", DIGITS, "/", DIGITS[1:]]
+    return Constraint.template(parts)
 
 
 def rollout_text(done: Sequence[str], node: Node) -> str:
@@ -30,6 +41,7 @@ class Critic:
     examples: Sequence[CriticSample]
     show_args: bool = True
     tokens_per_rollout: int = 12
+    constrain: bool = True  # answer through values_constraint (constrained decoding where the endpoint supports it)
     role: str = "critic"
     calls: int = 0
     unparsed: int = 0
@@ -51,7 +63,8 @@ class Critic:
         try:
             resp = self.client.complete(self.role, self.prompt(ctx, nodes),
                                         max_tokens=self.tokens_per_rollout * len(nodes) + 4,
-                                        stop=["\n\n", "\nTask", "\nPlan"])
+                                        stop=["\n\n", "\nTask", "\nPlan"],
+                                        constraint=values_constraint(len(nodes)) if self.constrain else None)
         except Exception as exc:
             log.warning("critic call failed: %s", exc)
             self.unparsed += len(nodes)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import functools
 import logging
 from collections import Counter
-from typing import Any, Iterable
+from typing import Any, Iterable, Sequence
 
 from household.ontology import canonical_class
 from household.subgoals import legal_subgoals, parse_subgoal
@@ -60,15 +60,18 @@ class Grounder:
             legal = [sg for sg in legal if any(c in sg.split()[1:] for c in named)] or legal
         return tuple(legal)
 
-    def ground(self, raw: str, classes: Iterable[str]) -> str | None:
-        """Return the canonical sub-goal for raw text, or None (rejected)."""
+    def ground(self, raw: str, classes: Iterable[str], allowed: Sequence[str] | None = None) -> str | None:
+        """Return the canonical sub-goal for raw text, or None (rejected); within `allowed` when given."""
         sg = parse_subgoal(raw)
         # Strict = well-formed AND allowed by the classes' affordances (no 'ToggleObjectOn CoffeeTable'); a
         # well-formed but impossible sub-goal goes on to the mapper like any other unparsable text.
-        if sg is not None and (sg.action == "Stop" or str(sg) in _legal_over(sg.args)):
+        if sg is not None and (sg.action == "Stop" or str(sg) in _legal_over(sg.args)) \
+                and (allowed is None or str(sg) in allowed):
             self.stats["parsed"] += 1
             return str(sg)
         legal = self.candidates(raw, classes)
+        if allowed is not None:
+            legal = tuple(a for a in legal if a in set(allowed)) or tuple(allowed)
         if not legal:
             self.stats["rejected"] += 1
             return None

@@ -26,8 +26,9 @@ from planner.critic import Critic
 from planner.examples import ExamplePools
 from planner.generator import Belief, BeliefGenerator, LLMGenerator, belief_step
 from planner.grounding import Grounder, classes_of
+from planner.legal import Sightings, legal_now
 from planner.parsing import args_accuracy
-from planner.prompting import render
+from planner.prompting import inline_step, render
 from planner.variants import Variant, get_variant
 from pools.records import ARG_KEYS, Rollout, StepRecord
 
@@ -64,10 +65,12 @@ class Planner:
     queue: list[str] = field(default_factory=list)  # llm_planner: the rest of its written plan
     recent_failures: list[str] = field(default_factory=list)  # sub-goals failed since the last success
 
-    def decide(self, ctx: StepContext, belief: Belief, last_failed: bool) -> BeamResult:
-        """Choose the next sub-goal for the real state."""
+    def decide(self, ctx: StepContext, belief: Belief, last_failed: bool,
+               legal_for: Callable[[Belief], list[str]] | None = None) -> BeamResult:
+        """Choose the next sub-goal for the real state (each proposal from `legal_for(state)` when given)."""
         classes = list(ctx.seen) + [v for k, v in (ctx.args or {}).items() if isinstance(v, str) and v
                                     and k not in ("object_state",)]
+        legal_for = legal_for if self.cfg.legal_actions else None
         if self.variant.search == "replan":
             return self._replan(ctx, belief, last_failed, classes)
         for actor in self.actors:
@@ -79,12 +82,15 @@ class Planner:
 
         def guarded(actor: Actor) -> Callable[[Node, int], list[str]]:
             def propose(node: Node, n: int) -> list[str]:
-                got = actor.propose(ctx, node, n, classes)
+                if node.actions and self.cfg.deep_proposals == "own" and node.proposer != actor.role:
+                    return []  # a deeper rollout is extended by the actor that began it (no cross calls)
+                legal = legal_for(node.state) if legal_for is not None else None
+                got = actor.propose(ctx, node, n, classes, legal=legal)
                 if node.actions or not avoid:
                     return got
                 fresh = [a for a in got if a not in avoid]
-                if not fresh and self.cfg.retry_samples > 0:  # everything proposed just failed: sample others
-                    fresh = actor.propose_other(ctx, node, avoid, self.cfg.retry_samples, classes)
+                if not fresh and self.cfg.retry_samples > 0:  # everything proposed just failed: ask for others
+                    fresh = actor.propose_other(ctx, node, avoid, self.cfg.retry_samples, classes, legal=legal)
                 return fresh or got
             return propose
 
@@ -183,8 +189,10 @@ def run_episode(task: Task, variant: str, pools: ExamplePools, client: Any, cfg:
     planner = None if spec.search == "expert" else build_planner(task, spec, pools, client, cfg, leave_out)
     expert_queue = list(expert) if spec.search == "expert" else []
     belief = Belief()
+    sightings = Sightings()
     done: list[str] = []
     failed: list[str] = []
+    trace: list[str] = []  # every executed sub-goal, failed ones with the world's reason inline (prompt form)
     last_failed = False
     no_prop_streak = 0
     last_pred: dict[str, Any] = {}
@@ -195,9 +203,11 @@ def run_episode(task: Task, variant: str, pools: ExamplePools, client: Any, cfg:
             break
         obs = env.observe()
         seen = tuple(classes_of(obs.objects))
-        # The real observation is authoritative for what is seen and held; the belief keeps what the agent did.
+        sightings.observe(seen, obs.location)
+        # The real observation is authoritative for what is seen, where and held; the belief keeps what was done.
         held = classes_of([obs.holding]) if obs.holding else []
-        belief = replace(belief, seen=seen, holding=held[0] if held else "", done=tuple(done), predicted_fail=())
+        belief = replace(belief, seen=seen, holding=held[0] if held else "", done=tuple(done), predicted_fail=(),
+                         location=obs.location or "")
         pred: dict[str, Any] = {}
         if planner is not None and planner.adapter is not None:
             pred = planner.adapter.predict(instruction, seen) if (cfg.adapter_every_step or not last_pred) \
@@ -208,9 +218,13 @@ def run_episode(task: Task, variant: str, pools: ExamplePools, client: Any, cfg:
             for key, ok in args_accuracy(pred, true_args).items():
                 acc_sum[key] += ok
         ctx = StepContext(instruction, seen, pred if spec.adapter else None, tuple(done), tuple(failed[-2:]),
-                          belief.holding)
+                          belief.holding, tuple(trace), sightings.where_text(seen))
         if planner is not None:
-            result = planner.decide(ctx, belief, last_failed)
+            named = [v for k, v in pred.items() if isinstance(v, str) and v and k != "object_state"]
+
+            def legal_for(state: Belief) -> list[str]:
+                return legal_now(seen, sightings.here(state.location), state.holding, named, cfg.nav_targets)
+            result = planner.decide(ctx, belief, last_failed, legal_for)
         else:
             action = expert_queue.pop(0) if expert_queue else None
             result = BeamResult(action, [{"subgoal": action, "value": None}] if action else [], [], True)
@@ -228,6 +242,8 @@ def run_episode(task: Task, variant: str, pools: ExamplePools, client: Any, cfg:
         no_prop_streak = 0
         action = result.action
         sr = env.step(action)
+        sightings.acted(action, bool(sr.ok), obs.location)
+        trace.append(inline_step(action, sr.reason or "" if not sr.ok else ""))
         key = (action, sr.reason or "")
         repeat = fail_counts[key]
         if not sr.ok:
@@ -269,6 +285,9 @@ def run_episode(task: Task, variant: str, pools: ExamplePools, client: Any, cfg:
         "grounding": dict(planner.grounder.stats) if planner else {},
         "critic_unparsed": planner.critic.unparsed if planner and planner.critic else 0,
         "actor_plan_reuse": sum(a.reused for a in planner.actors) if planner else 0,
+        "actor_calls": sum(a.calls for a in planner.actors) if planner else 0,
+        "actor_illegal": sum(a.illegal for a in planner.actors) if planner else 0,
+        "adapter_unparsed": planner.adapter.unparsed if planner and planner.adapter else 0,
         "seconds": round(seconds, 3),
         "outside_llm_share": round(max(seconds - llm["seconds"], 0.0) / seconds, 4) if seconds > 0 else 0.0,
     }

@@ -31,12 +31,22 @@ def render(role: str, **fields: Any) -> str:
     return template(role).substitute(**{k: ("" if v is None else v) for k, v in fields.items()})
 
 
+def inline_step(subgoal: str, reason: str = "") -> str:
+    """A step as plans show it: 'PickupObject Knife' or 'PickupObject Knife [failed: Knife not found]'."""
+    return f"{subgoal} [failed: {reason}]" if reason else subgoal
+
+
+def trace_text(trace: Sequence[tuple[str, str]]) -> str:
+    """Executed steps in order, failed ones with the world's reason inline (the form of live and example plans)."""
+    return format_plan([inline_step(sg, reason) for sg, reason in trace])
+
+
 def actor_example(sample: Sample, show_args: bool = True) -> str:
-    """One actor example: task, (arguments,) full plan."""
+    """One actor example: task, (arguments,) full plan, failed steps with their reason inline."""
     lines = [f"Task: {sample.instruction.strip()}"]
     if show_args:
         lines.append(f"Args: {format_args(sample.args)}")
-    lines.append(f"Plan: {format_plan(sample.steps)}")
+    lines.append(f"Plan: {trace_text(sample.trace())}")
     return "\n".join(lines) + "\n"
 
 

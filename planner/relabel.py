@@ -8,132 +8,141 @@ the goal conditions the replay reaches.
 from __future__ import annotations
 
 import logging
-from typing import Any, Iterable, Sequence
+from typing import Any, Sequence
 
-from household.env import Env
-from household.expert import expert_plan
 from household.tasks import Task
 from planner.config import PlannerConfig
 from planner.examples import ExamplePools
 from planner.grounding import Grounder, classes_of
-from planner.loop import run_episode
+from planner.loop import NO_PROPOSAL, NO_SUBGOAL, run_episode
 from planner.parsing import format_plan, parse_values, split_plan
 from planner.phi import phi
-from planner.prompting import actor_example, critic_examples, done_prefix, join_examples, render
+from planner.replay import replay
+from planner.prompting import (actor_example, critic_examples, done_prefix, inline_step, join_examples, render,
+                               trace_text)
 from pools.records import Completion, CriticSample, Reflection, Rollout, Sample
 
 log = logging.getLogger(__name__)
 
 
-def replay(task: Task, steps: Sequence[str], cfg: PlannerConfig | None = None, seed: int | None = None
-           ) -> dict[str, Any]:
-    """Execute sub-goals in a fresh world from the task's initial state; report success, goal conditions, failures."""
-    cfg = cfg or PlannerConfig()
-    env = Env(task, seed=cfg.seed if seed is None else seed, max_fails=cfg.max_fails, max_steps=cfg.max_steps,
-              explore_budget=cfg.explore_budget)
-    failed_step, reason, fails = -1, "", 0
-    for i, sg in enumerate(steps):
-        if env.done:
-            break
-        res = env.step(sg)
-        if not res.ok:
-            fails += 1
-            if failed_step < 0:
-                failed_step, reason = i, res.reason or ""
-    met, total = env.goal_conditions()
-    return {"success": bool(env.success), "gc": (met / total) if total else 0.0, "met": int(met),
-            "total": int(total), "failed_step": failed_step, "fails": fails, "reason": reason}
-
-
-def build_gt_samples(tasks: Iterable[Task], seed: int = 0, cfg: PlannerConfig | None = None) -> list[Sample]:
-    """One ground-truth actor sample per task: the expert's plan, replayed to set `verified`."""
-    out = []
-    for task in tasks:
-        steps = list(expert_plan(task, seed=seed))
-        rep = replay(task, steps, cfg, seed)
-        out.append(Sample.new(kind="gt", task_id=task.id, task_type=task.task_type, instruction=task.instruction(0),
-                              args=task.args.as_dict(), steps=steps, verified=rep["success"] and rep["fails"] == 0,
-                              source="expert"))
-    return out
-
-
-def build_gt_critic_samples(tasks: Iterable[Task], samples: Sequence[Sample], seed: int = 0,
-                            cfg: PlannerConfig | None = None) -> list[CriticSample]:
-    """Critic samples from expert plans: the first half of the plan and the whole plan, valued by replay."""
-    by_id = {t.id: t for t in tasks}
-    out = []
-    for s in samples:
-        task = by_id.get(s.task_id)
-        if task is None:
-            continue
-        for steps in (s.steps[: len(s.steps) // 2], s.steps):
-            rep = replay(task, steps, cfg, seed)
-            out.append(CriticSample.new(task_id=s.task_id, task_type=s.task_type, instruction=s.instruction,
-                                        steps=list(steps), value_num=rep["met"], value_den=rep["total"],
-                                        verified=True, source="expert"))
-    return out
-
-
-def collect_rollout(task: Task, gt_pool: Sequence[Sample], hind_pool: Sequence[Sample], client: Any,
-                    cfg: PlannerConfig, leave_out: str = "", critic_pool: Sequence[CriticSample] = (),
-                    pools: ExamplePools | None = None) -> Rollout:
-    """Run the agent (cfg.variant) on a training task with the gt pool minus `leave_out` (leave-one-out)."""
-    pools = pools or ExamplePools(gt=list(gt_pool), hind=list(hind_pool), critic=list(critic_pool))
+def collect_rollout(task: Task, pools: ExamplePools, client: Any, cfg: PlannerConfig, leave_out: str = ""
+                    ) -> Rollout:
+    """Run the agent (cfg.variant) on a training task with the pools minus `leave_out` (leave-one-out)."""
     return run_episode(task, cfg.variant, pools, client, cfg, leave_out=leave_out)
 
 
-def robot_text(rollout: Rollout) -> str:
-    """The rollout as the reflection prompt shows it: executed sub-goals, failures with the world's reason."""
-    parts = [s.subgoal if s.ok else f"{s.subgoal} [failed: {s.reason}]" for s in rollout.steps]
-    return format_plan(parts) or "(nothing)"
+def robot_trace(rollout: Rollout, collapse_repeats: bool = True) -> list[tuple[str, str]]:
+    """What the robot did, in order: (sub-goal, the world's failure reason or '').
+
+    Steps where nothing legal was proposed never reached the world and `Stop` would end a replay: both are left
+    out. With `collapse_repeats`, an immediate repeat of a failed interaction with the same reason is kept once:
+    such a failure changes nothing in the world, and ten in a row teach nothing the first one does not. (A
+    repeated walk is kept: even a failed `Navigation` moves the robot.)
+    """
+    out: list[tuple[str, str]] = []
+    for s in rollout.steps:
+        if s.subgoal in (NO_SUBGOAL, "Stop") or s.reason == NO_PROPOSAL:
+            continue
+        item = (s.subgoal, "" if s.ok else (s.reason or "failed"))
+        if (collapse_repeats and item[1] and out and out[-1] == item
+                and not item[0].startswith("Navigation ")):
+            continue
+        out.append(item)
+    return out
+
+
+def robot_text(rollout: Rollout, collapse_repeats: bool = True) -> str:
+    """The rollout as the relabeling prompts show it: executed sub-goals, failures with the world's reason."""
+    return trace_text(robot_trace(rollout, collapse_repeats)) or "(nothing)"
+
+
+def _expert_line(expert: Sample | None, cfg: PlannerConfig) -> str:
+    # Alg. 3 l.8-10: the ground-truth rollout is in view of reflect, complete and critic-sample calls.
+    return f"Expert: {format_plan(expert.steps)}\n" if expert is not None and cfg.show_expert else ""
 
 
 def reflect(rollout: Rollout, gt_sample: Sample, client: Any, cfg: PlannerConfig) -> Reflection:
-    """Rewrite the task from its arguments (phi) and let the LLM reflect on the rollout next to the expert's."""
+    """Rewrite the task from its arguments (phi) and let the LLM reflect on the rollout (next to the expert's)."""
     text = phi(gt_sample.task_type, gt_sample.args)
-    prompt = render("reflect", phi=text, expert=format_plan(gt_sample.steps), robot=robot_text(rollout))
+    shown = cfg.show_expert
+    prompt = render("reflect", phi=text, expert=_expert_line(gt_sample, cfg),
+                    compare="Compare its steps with the expert's. " if shown else "",
+                    robot=robot_text(rollout, cfg.collapse_repeats))
     resp = client.complete("reflect", prompt, max_tokens=cfg.think_tokens, stop=["\n\n", "\nTask:"])
     think = " ".join(resp.text.split())  # one line: it is spliced into the completion prompt
     return Reflection.new(rollout_id=rollout.id, task_id=rollout.task_id, phi=text, think=think)
 
 
 def complete(reflection: Reflection, rollout: Rollout, task: Task, client: Any, cfg: PlannerConfig,
-             examples: Sequence[Sample] = (), grounder: Grounder | None = None) -> Completion:
-    """Complete the rollout's successful prefix under the reflection; replay it; return the hindsight sample."""
+             examples: Sequence[Sample] = (), grounder: Grounder | None = None,
+             expert: Sample | None = None) -> Completion:
+    """Continue the robot's trace under the reflection until the world says it reaches the goal (alg. 3 l.9).
+
+    Round 0 continues what the robot did (failed steps included, with the world's reasons). Beyond the paper, each
+    round is replayed from the task's initial state; while the replay fails and `repair_rounds` allow, the next
+    round continues from the replay's first failed step, marked with the world's reason, so the model repairs the
+    plan from the state the failure left (and the sample keeps that failure: one more recovery to learn from).
+    """
     grounder = grounder or Grounder(cfg.map_threshold)
-    prefix = useful_prefix(rollout.subgoals(ok_only=True))
-    prompt = render("complete", examples=join_examples(actor_example(s, show_args=False) for s in examples),
-                    phi=reflection.phi, think=reflection.think or "none", done=done_prefix(prefix))
-    resp = client.complete("complete", prompt, max_tokens=cfg.complete_tokens, stop=["\n"])
+    trace = robot_trace(rollout, cfg.collapse_repeats)
+    base = render("complete", examples=join_examples(actor_example(s, show_args=False) for s in examples),
+                  phi=reflection.phi, expert=_expert_line(expert, cfg), think=reflection.think or "none", done="")
     classes = classes_of([v for v in task.args.as_dict().values() if isinstance(v, str) and v])
-    classes += classes_of(w for s in prefix for w in s.split()[1:])
-    added: list[str] = []
-    for raw in split_plan(resp.text)[: cfg.complete_steps]:
-        sg = grounder.ground(raw, classes)
-        if sg is None:
-            continue  # an invented step ("Navigation LivingRoom") is dropped; the legal ones after it still count
-        added.append(sg)
-    # The model sometimes rewrites the plan from the start instead of continuing it: replay both readings
-    # (replays are free) and keep the one that gets further, then the shorter (a cleaner example).
-    options = [prefix + added] + ([added] if added and prefix else [])
-    if not options[0]:
+    classes += classes_of(w for sg, _ in trace for w in sg.split()[1:])
+    if expert is not None and cfg.show_expert:
+        classes += classes_of(w for sg in expert.steps for w in sg.split()[1:])
+    rounds: list[dict[str, Any]] = []
+    kept = list(trace)  # what the next round continues: the robot's trace, then each round's replayed part
+    best: tuple[list[str], dict[str, Any]] | None = None
+    for rnd in range(cfg.repair_rounds + 1):
+        resp = client.complete("complete", base + done_prefix([inline_step(sg, r) for sg, r in kept]),
+                               max_tokens=cfg.complete_tokens, stop=["\n"])
+        added = _ground_steps(resp.text, classes, grounder, cfg.complete_steps)
+        steps = [sg for sg, _ in kept] + added
+        rep = replay(task, steps, cfg, rollout.seed) if steps else _empty_replay()
+        # The world's first failure among this round's steps: what the next round is told (step and reason).
+        first_new = next((i for i in range(len(kept), rep["ran"]) if rep["reasons"][i]), None)
+        failure = None if first_new is None else {"step": first_new, "subgoal": steps[first_new],
+                                                  "reason": rep["reasons"][first_new]}
+        rounds.append({"round": rnd, "answer": resp.text[:4000], "added": added, "replay": _brief(rep),
+                       "failure": failure})
+        if best is None or _progress(rep) > _progress(best[1]):
+            best = (steps, rep)
+        if rep["success"] or not added or rep["end"] in ("max_fails", "max_steps"):
+            break
+        # Keep what replayed up to that failure, with the world's reasons (the replay is the truth for the robot's
+        # part too), and continue from there.
+        if first_new is None:  # the new steps ran without failing but did not reach the goal: continue after them
+            first_new = rep["ran"] - 1
+        kept = [(steps[i], rep["reasons"][i]) for i in range(first_new + 1)]
+    assert best is not None
+    steps, rep = best
+    if not steps:
         # Nothing to replay or learn from: the item fails with this reason (recorded by the stage, never dropped).
-        raise ValueError(f"no usable sub-goal in the rollout or the completion (LLM answer: {resp.text[:120]!r})")
-    steps = max(options, key=lambda st: (*_progress(replay(task, st, cfg, rollout.seed)), -len(st)))
-    return verify_completion(reflection, rollout, task, steps, cfg)
+        raise ValueError(f"no usable sub-goal in the rollout or the completion "
+                         f"(LLM answer: {rounds[-1]['answer'][:120]!r})")
+    steps = steps[: rep["ran"]] if rep["success"] else steps  # nothing after the goal is part of the plan
+    return verify_completion(reflection, rollout, task, steps, cfg, rounds)
 
 
-def useful_prefix(steps: Sequence[str]) -> list[str]:
-    """A rollout's successful steps worth continuing: no Stop, no repeats, no walk superseded by the next walk."""
+def _ground_steps(text: str, classes: Sequence[str], grounder: Grounder, limit: int) -> list[str]:
     out: list[str] = []
-    for sg in steps:
-        if sg == "Stop" or (out and sg == out[-1]):
-            continue
-        if out and sg.startswith("Navigation ") and out[-1].startswith("Navigation "):
-            out[-1] = sg  # the earlier walk led to nothing the plan used
-            continue
+    for raw in split_plan(text)[:limit]:
+        raw = raw.split("[")[0].strip()  # the model may copy the '[failed: ...]' form: the step is what counts
+        sg = grounder.ground(raw, classes) if raw else None
+        if sg is None or sg == "Stop":
+            continue  # an invented step ("Navigation LivingRoom") is dropped; the legal ones after it still count
         out.append(sg)
     return out
+
+
+def _empty_replay() -> dict[str, Any]:
+    return {"success": False, "gc": 0.0, "met": 0, "total": 0, "failed_step": -1, "fails": 0, "reason": "",
+            "ran": 0, "reasons": [], "end": ""}
+
+
+def _brief(rep: dict[str, Any]) -> dict[str, Any]:
+    return {k: rep[k] for k in ("success", "gc", "met", "total", "failed_step", "reason", "fails", "ran")}
 
 
 def _progress(rep: dict[str, Any]) -> tuple[bool, float, int]:
@@ -141,22 +150,23 @@ def _progress(rep: dict[str, Any]) -> tuple[bool, float, int]:
 
 
 def verify_completion(reflection: Reflection, rollout: Rollout, task: Task, steps: Sequence[str],
-                      cfg: PlannerConfig) -> Completion:
+                      cfg: PlannerConfig, rounds: Sequence[dict[str, Any]] = ()) -> Completion:
     """Replay a completed step sequence from the task's initial state and wrap it as a (verified?) completion."""
     rep = replay(task, steps, cfg, rollout.seed)
     verified = bool(rep["success"])
     sample = Sample.new(kind="hindsight", task_id=task.id, task_type=task.task_type, instruction=rollout.instruction,
-                        args=task.args.as_dict(), steps=list(steps), verified=verified, source=rollout.id)
+                        args=task.args.as_dict(), steps=list(steps), verified=verified, source=rollout.id,
+                        reasons=rep["reasons"] + [""] * (len(steps) - len(rep["reasons"])))
     return Completion.new(reflection_id=reflection.id, rollout_id=rollout.id, task_id=task.id, steps=list(steps),
-                          verified=verified, replay=rep, sample=sample)
+                          verified=verified, replay=_brief(rep), sample=sample, rounds=list(rounds))
 
 
 def critic_sample(rollout: Rollout, reflection: Reflection, task: Task, client: Any, cfg: PlannerConfig,
-                  examples: Sequence[CriticSample] = ()) -> CriticSample:
-    """The LLM values the rollout's executed steps ('the value is a/b'); `verified` iff the replay agrees."""
-    steps = rollout.subgoals(ok_only=True)
+                  examples: Sequence[CriticSample] = (), expert: Sample | None = None) -> CriticSample:
+    """The LLM values the rollout's executed steps ('the value is a/b', alg. 3 l.10); `verified` iff the replay agrees."""
+    steps = [sg for sg, reason in robot_trace(rollout, cfg.collapse_repeats) if not reason]
     prompt = render("critic_sample", examples=critic_examples(list(examples)), phi=reflection.phi,
-                    plan=format_plan(steps) or "(nothing)")
+                    expert=_expert_line(expert, cfg), plan=format_plan(steps) or "(nothing)")
     resp = client.complete("critic_sample", prompt, max_tokens=cfg.critic_tokens + 4, stop=["\n"])
     value = parse_values("1." + resp.text, 1)[0]
     rep = replay(task, steps, cfg, rollout.seed)

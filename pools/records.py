@@ -55,18 +55,32 @@ class Sample(_Record):
     steps: list[str]
     verified: bool  # replayed in the world from the task's initial state and reached the goal
     source: str = ""  # gt: 'expert'; hindsight: the rollout id it was relabeled from
+    # The world's failure reason of each step, parallel to `steps` ('' = it succeeded); [] = every step succeeded.
+    # Hindsight samples keep the robot's failed steps so Actor_hind's examples show how a plan recovers (§4.3).
+    reasons: list[str] = dataclasses.field(default_factory=list)
 
     PREFIX: ClassVar[dict[str, str]] = {"gt": "gt", "hindsight": "hs"}
 
     @classmethod
     def new(cls, *, kind: str, task_id: str, task_type: str, instruction: str, args: dict[str, Any],
-            steps: list[str], verified: bool, source: str = "") -> "Sample":
-        """Build a sample; the id hashes kind, task, instruction, args, steps and source."""
-        key = {"kind": kind, "task_id": task_id, "instruction": instruction, "args": args,
-               "steps": list(steps), "source": source}
+            steps: list[str], verified: bool, source: str = "", reasons: list[str] | None = None) -> "Sample":
+        """Build a sample; the id hashes kind, task, instruction, args, steps (with their failures) and source."""
+        reasons = list(reasons or [])
+        if reasons and len(reasons) != len(steps):
+            raise ValueError(f"Sample: {len(reasons)} reasons for {len(steps)} steps")
+        if not any(reasons):
+            reasons = []  # every step succeeded: the plain form (and the same id as before failures were kept)
+        key: dict[str, Any] = {"kind": kind, "task_id": task_id, "instruction": instruction, "args": args,
+                               "steps": list(steps), "source": source}
+        if reasons:
+            key["reasons"] = reasons
         return cls(id=content_id(cls.PREFIX.get(kind, kind), key), kind=kind, task_id=task_id,
                    task_type=task_type, instruction=instruction, args=dict(args), steps=list(steps),
-                   verified=verified, source=source)
+                   verified=verified, source=source, reasons=reasons)
+
+    def trace(self) -> list[tuple[str, str]]:
+        """(step, failure reason or '') pairs, in order."""
+        return list(zip(self.steps, self.reasons or [""] * len(self.steps)))
 
 
 @dataclass(frozen=True)
@@ -180,18 +194,20 @@ class Completion(_Record):
     reflection_id: str
     rollout_id: str
     task_id: str
-    steps: list[str]  # the full sub-goal sequence: the rollout's successful prefix + the LLM's completion
+    steps: list[str]  # the full sub-goal sequence: the robot's steps (failed ones too) + the LLM's completion
     verified: bool
-    replay: dict[str, Any]  # {success, gc, met, total, failed_step (-1 none), reason}
+    replay: dict[str, Any]  # of `steps`: {success, gc, met, total, failed_step (-1 none), reason, fails, ran}
     sample: Sample
+    rounds: list[dict[str, Any]] = dataclasses.field(default_factory=list)  # [{round, answer, added, replay}]
 
     @classmethod
     def new(cls, *, reflection_id: str, rollout_id: str, task_id: str, steps: list[str], verified: bool,
-            replay: dict[str, Any], sample: Sample) -> "Completion":
+            replay: dict[str, Any], sample: Sample, rounds: list[dict[str, Any]] | None = None) -> "Completion":
         """Build a completion; the id hashes reflection and steps."""
         key = {"reflection_id": reflection_id, "steps": list(steps)}
         return cls(id=content_id("cp", key), reflection_id=reflection_id, rollout_id=rollout_id,
-                   task_id=task_id, steps=list(steps), verified=verified, replay=dict(replay), sample=sample)
+                   task_id=task_id, steps=list(steps), verified=verified, replay=dict(replay), sample=sample,
+                   rounds=[dict(r) for r in rounds or []])
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "Completion":

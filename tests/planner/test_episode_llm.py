@@ -10,7 +10,7 @@ from household.tasks import load_tasks
 from planner.config import PlannerConfig
 from planner.examples import ExamplePools
 from planner.loop import run_episode
-from planner.relabel import build_gt_critic_samples, build_gt_samples
+from planner.gt import build_gt_critic_samples, build_gt_samples
 from pools.records import Rollout, Sample
 
 MODEL = "gemma3-270m"

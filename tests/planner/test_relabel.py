@@ -1,18 +1,23 @@
 """Hindsight relabeling stages over records, with the real world and a scripted LLM."""
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
+from flows.pool import select
 from household.expert import expert_plan
 from household.tasks import load_tasks
 from planner.config import PlannerConfig
+from planner.gt import build_gt_critic_samples, build_gt_samples
 from planner.grounding import Grounder
-from planner.relabel import build_gt_critic_samples, build_gt_samples, complete, critic_sample, reflect, replay
+from planner.relabel import complete, critic_sample, reflect, robot_trace
+from planner.replay import replay
 from pools.records import Reflection, Rollout, StepRecord
 from tests.fakes.scripted_endpoint import ScriptedEndpoint
 from tests.planner.helpers import RejectingMapper
 
-llm_client = pytest.importorskip("planner.llm.client")
+import planner.llm.client as llm_client  # a broken import must fail the suite, never skip it
 
 
 @pytest.fixture(scope="module")
@@ -20,73 +25,157 @@ def task():
     return next(t for t in load_tasks("valid_seen") if t.task_type == "pick_and_place_simple")
 
 
-def _rollout(task, steps_ok: list[str], failed: str) -> Rollout:
-    steps = [StepRecord(s, True, "", "", {}, []) for s in steps_ok]
-    steps.append(StepRecord(failed, False, "not here", "", {}, []))
+def _rollout(task, steps: list[tuple[str, str]]) -> Rollout:
+    recs = [StepRecord(sg, not why, why, "", {}, []) for sg, why in steps]
     return Rollout.new(task_id=task.id, task_type=task.task_type, instruction=task.instruction(), variant="hindsight",
-                       seed=0, leave_out="", success=False, gc=0.0, plw={"sr": 0.0, "gc": 0.0}, steps=steps,
-                       split=task.split, gc_met=0, gc_total=1, expert_len=len(steps),
-                       metrics={}, llm={})
+                       seed=0, leave_out="", success=False, gc=0.0, plw={"sr": 0.0, "gc": 0.0}, steps=recs,
+                       split=task.split, gc_met=0, gc_total=1, expert_len=len(recs), metrics={}, llm={})
+
+
+def _client(ep: ScriptedEndpoint, tmp_path, name: str = "c"):
+    return llm_client.LLMClient(ep.settings(), cache_dir=tmp_path / name)
+
+
+def _wrong_pick(task) -> str:
+    """A pickup that fails in the world after the expert's first walk (the object is not there)."""
+    obj, first = task.args.as_dict()["object_target"], expert_plan(task, seed=0)[0]
+    for cls in ("Egg", "Potato", "Apple", "Pillow", "Book"):
+        if cls != obj and replay(task, [first, f"PickupObject {cls}"])["fails"] == 1:
+            return f"PickupObject {cls}"
+    raise AssertionError("no failing pickup found")
+
+
+def _why(task, steps: list[str]) -> str:
+    """The world's reason for the last of these steps."""
+    return replay(task, steps)["reasons"][-1]
 
 
 def test_gt_samples_are_verified_expert_plans(task):
-    [s] = build_gt_samples([task], seed=0)
-    assert s.kind == "gt" and s.verified and s.steps == expert_plan(task, seed=0)
+    [s] = build_gt_samples([task], seed=0, navigation="expert")
+    assert s.kind == "gt" and s.verified and s.steps == expert_plan(task, seed=0) and s.reasons == []
     critics = build_gt_critic_samples([task], [s], seed=0)
     assert [(c.value_num, c.value_den) for c in critics][-1] == (1, 1)  # the whole plan meets every condition
 
 
-def test_verification_marks_correct_completion_only(task, tmp_path):
+def test_object_navigation_walks_to_unseen_objects_and_still_solves():
+    # The expert walks to the receptacle that hides the object; the rewrite walks to the object instead.
+    rewritten = 0
+    for t in load_tasks("valid_unseen")[:60]:
+        [obj_nav] = build_gt_samples([t], seed=0, navigation="object")
+        expert = expert_plan(t, seed=0)
+        assert obj_nav.verified and replay(t, obj_nav.steps)["success"]
+        assert len(obj_nav.steps) == len(expert)
+        for i, (old, new) in enumerate(zip(expert, obj_nav.steps)):
+            if old != new:
+                rewritten += 1
+                assert old.startswith("Navigation ") and obj_nav.steps[i + 1] == "PickupObject " + new.split()[1]
+    assert rewritten > 0
+
+
+@pytest.mark.parametrize("show", [True, False])
+def test_expert_plan_is_shown_exactly_when_show_expert(task, tmp_path, show):
     plan = expert_plan(task, seed=0)
-    rollout = _rollout(task, plan[:1], "PickupObject Mug")
-    gt = build_gt_samples([task], seed=0)[0]
-    cfg = PlannerConfig()
-    right = " " + "; ".join(plan[1:])
-    # identical prompts would be answered from the response cache: one cache directory per call
-    with ScriptedEndpoint(["Pick up the right object and put it on the target.", right, " Navigation Bed; Stop"]) \
-            as ep:
-        def client(name):
-            return llm_client.LLMClient(ep.settings(), cache_dir=tmp_path / name)
-        refl = reflect(rollout, gt, client("a"), cfg)
-        assert refl.phi and refl.think.startswith("Pick up") and refl.rollout_id == rollout.id
-        assert "[failed: not here]" in ep.requests[0].prompt and "; ".join(plan) in ep.requests[0].prompt
-        good = complete(refl, rollout, task, client("b"), cfg, grounder=Grounder(0.6, RejectingMapper))
-        assert good.verified and good.sample.verified and good.sample.kind == "hindsight"
-        assert good.steps == plan and good.replay["success"]
-        bad = complete(refl, rollout, task, client("c"), cfg, grounder=Grounder(0.6, RejectingMapper))
-        assert not bad.verified and not bad.sample.verified and bad.steps[:1] == plan[:1]
-        assert good.id != bad.id and good.sample.source == rollout.id
+    gt = build_gt_samples([task], seed=0, navigation="expert")[0]
+    rollout = _rollout(task, [(plan[0], ""), (_wrong_pick(task), _why(task, [plan[0], _wrong_pick(task)]))])
+    cfg = PlannerConfig(show_expert=show, repair_rounds=0)
+    expert_text = "Expert: " + "; ".join(plan)
+    with ScriptedEndpoint(["Pick the right object.", " Stop", " the value is 0/1"]) as ep:
+        client = _client(ep, tmp_path)
+        refl = reflect(rollout, gt, client, cfg)
+        complete(refl, rollout, task, client, cfg, expert=gt, grounder=Grounder(0.6, RejectingMapper))
+        critic_sample(rollout, refl, task, client, cfg, expert=gt)
+        prompts = [r.prompt for r in ep.requests]
+    assert len(prompts) == 3
+    assert all((expert_text in p) == show for p in prompts), prompts
+
+
+def test_repair_prompt_names_the_failed_step_and_reason_and_verified_sample_keeps_failures(task, tmp_path):
+    plan = expert_plan(task, seed=0)
+    wrong = _wrong_pick(task)
+    why = _why(task, [plan[0], wrong])
+    rollout = _rollout(task, [(plan[0], ""), (wrong, why), (wrong, why)])
+    refl = Reflection.new(rollout_id=rollout.id, task_id=task.id, phi="p", think="pick the right thing")
+    # Round 0 starts with the put before the pickup (fails: not holding anything); the repair continues right.
+    bad_first = f"PutObject {plan[-1].split()[1]} {plan[-1].split()[2]}" if plan[-1].startswith("PutObject") \
+        else plan[-1]
+    with ScriptedEndpoint([" " + bad_first, " " + "; ".join(plan[1:])]) as ep:
+        done = complete(refl, rollout, task, _client(ep, tmp_path), PlannerConfig(repair_rounds=2),
+                        grounder=Grounder(0.6, RejectingMapper))
+        prompts = [r.prompt for r in ep.requests]
+    assert len(prompts) == 2 and len(done.rounds) == 2
+    first_reason = done.rounds[0]["failure"]["reason"]
+    assert done.rounds[0]["failure"]["subgoal"] == bad_first and done.rounds[1]["failure"] is None
+    assert first_reason and f"{bad_first} [failed: {first_reason}]" in prompts[1]
+    assert f"{bad_first} [failed:" not in prompts[0]
+    assert done.verified and done.sample.verified
+    # The robot's failed pickup (collapsed to one: an immediate repeat) and the repaired failure stay, in order.
+    assert done.steps == [plan[0], wrong, bad_first, *plan[1:]]
+    assert done.sample.reasons[1] == why and done.sample.reasons[2] == first_reason
+    assert not any(done.sample.reasons[3:]) and done.sample.reasons[0] == ""
+    assert replay(task, done.steps)["success"]
+
+
+def test_after_repair_rounds_fail_the_completion_is_unverified_and_not_pooled(task, tmp_path):
+    plan = expert_plan(task, seed=0)
+    rollout = _rollout(task, [(plan[0], "")])
+    refl = Reflection.new(rollout_id=rollout.id, task_id=task.id, phi="p", think="")
+    wrong = _wrong_pick(task)
+    with ScriptedEndpoint([" " + wrong, " Navigation Bed", " " + wrong]) as ep:
+        done = complete(refl, rollout, task, _client(ep, tmp_path), PlannerConfig(repair_rounds=2),
+                        grounder=Grounder(0.6, RejectingMapper))
+        n_calls = len(ep.requests)
+    assert n_calls == 3 and [r["round"] for r in done.rounds] == [0, 1, 2]
+    assert not done.verified and not done.sample.verified
+    assert all(not r["replay"]["success"] for r in done.rounds)
+    row = done.to_dict()
+    assert select([row], [], keep_unverified=False) == []
+    assert [r["id"] for r in select([row], [], keep_unverified=True)] == [done.sample.id]
+
+
+def test_repair_rounds_zero_is_one_call(task, tmp_path):
+    plan = expert_plan(task, seed=0)
+    rollout = _rollout(task, [(plan[0], "")])
+    refl = Reflection.new(rollout_id=rollout.id, task_id=task.id, phi="p", think="")
+    with ScriptedEndpoint([" " + _wrong_pick(task)]) as ep:
+        done = complete(refl, rollout, task, _client(ep, tmp_path), PlannerConfig(repair_rounds=0),
+                        grounder=Grounder(0.6, RejectingMapper))
+        assert len(ep.requests) == 1
+    assert not done.verified and len(done.rounds) == 1
 
 
 def test_critic_sample_checked_against_replay(task, tmp_path):
     plan = expert_plan(task, seed=0)
-    rollout = _rollout(task, plan[:1], "PickupObject Mug")
+    rollout = _rollout(task, [(plan[0], ""), ("PickupObject Mug", "Mug not found")])
     met, total = replay(task, plan[:1])["met"], replay(task, plan[:1])["total"]
     cfg = PlannerConfig()
     refl = Reflection.new(rollout_id=rollout.id, task_id=task.id, phi="Put the book on the side table.", think="")
     with ScriptedEndpoint([f" the value is {met}/{total}", f" the value is {total}/{total}", " garbage"]) as ep:
-        right, wrong, junk = (critic_sample(rollout, refl, task, llm_client.LLMClient(ep.settings(), tmp_path / n),
-                                            cfg) for n in "abc")
+        right, wrong, junk = (critic_sample(rollout, refl, task, _client(ep, tmp_path, n), cfg) for n in "abc")
     assert right.verified and (right.value_num, right.value_den) == (met, total)
+    assert right.steps == plan[:1]  # the executed steps; the failed pickup changed nothing
     assert not wrong.verified and wrong.value_num == total
     assert not junk.verified and (junk.value_num, junk.value_den) == (met, total)
 
 
-def test_useful_prefix_drops_stop_repeats_and_superseded_walks() -> None:
-    from planner.relabel import useful_prefix
+def test_robot_trace_keeps_failures_collapses_repeated_failed_interactions(task):
+    rollout = _rollout(task, [("Navigation SinkBasin", ""), ("Navigation SinkBasin", ""),
+                              ("PickupObject Egg", "Egg not found"), ("PickupObject Egg", "Egg not found"),
+                              ("Navigation Egg", "Egg not found"), ("Navigation Egg", "Egg not found"),
+                              ("Stop", "")])
+    assert robot_trace(rollout) == [("Navigation SinkBasin", ""), ("Navigation SinkBasin", ""),
+                                    ("PickupObject Egg", "Egg not found"), ("Navigation Egg", "Egg not found"),
+                                    ("Navigation Egg", "Egg not found")]
+    assert len(robot_trace(rollout, collapse_repeats=False)) == 6
 
-    steps = ["Navigation SinkBasin", "Navigation SinkBasin", "Navigation Cabinet", "OpenObject Cabinet",
-             "PickupObject Egg", "PickupObject Egg", "Navigation Microwave", "Stop"]
-    assert useful_prefix(steps) == ["Navigation Cabinet", "OpenObject Cabinet", "PickupObject Egg",
-                                    "Navigation Microwave"]
 
+def test_reasons_must_match_steps():
+    from pools.records import Sample
 
-def test_completion_that_restarts_the_plan_is_replayed_both_ways(task, tmp_path):
-    plan = expert_plan(task, seed=0)
-    # The practice run wandered to a wrong place first; the model answers with the whole plan from the start.
-    rollout = _rollout(task, ["Navigation Bed"], "PickupObject Mug")
-    refl = Reflection.new(rollout_id=rollout.id, task_id=task.id, phi="p", think="start over")
-    with ScriptedEndpoint([" " + "; ".join(plan)]) as ep:
-        client = llm_client.LLMClient(ep.settings(), cache_dir=tmp_path)
-        done = complete(refl, rollout, task, client, PlannerConfig(), grounder=Grounder(0.6, RejectingMapper))
-    assert done.verified and done.steps == plan
+    with pytest.raises(ValueError):
+        Sample.new(kind="hindsight", task_id="t", task_type="x", instruction="i", args={}, steps=["Stop"],
+                   verified=False, reasons=["a", "b"])
+    plain = Sample.new(kind="gt", task_id="t", task_type="x", instruction="i", args={}, steps=["Stop"], verified=True)
+    same = Sample.new(kind="gt", task_id="t", task_type="x", instruction="i", args={}, steps=["Stop"], verified=True,
+                      reasons=[""])
+    assert plain.id == same.id and same.reasons == []
+    assert dataclasses.asdict(plain)["reasons"] == []

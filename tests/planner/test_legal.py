@@ -1,0 +1,71 @@
+"""The legal set an actor answers from: built from what was observed only, and honoured by the actors."""
+from __future__ import annotations
+
+from planner.actors import Actor, StepContext
+from planner.beam import Node
+from planner.generator import Belief
+from planner.grounding import Grounder
+from planner.legal import Sightings, legal_now
+from tests.planner.helpers import RejectingMapper
+
+
+def test_interactions_only_with_what_is_here_walks_to_seen_or_named():
+    legal = legal_now(seen=["CounterTop", "Apple", "Fridge", "Knife"], here=["CounterTop", "Knife"], holding="",
+                      named=["Apple", "Microwave"])
+    assert "PickupObject Knife" in legal and "PickupObject Apple" not in legal  # the apple is elsewhere
+    assert {"Navigation Apple", "Navigation Fridge", "Navigation Microwave", "Navigation Knife"} <= set(legal)
+    assert "OpenObject Fridge" not in legal and legal[-1] == "Stop"
+    assert not any(a.startswith("PutObject") for a in legal)  # empty hands
+    holding = legal_now(seen=["Fridge", "Apple"], here=["Fridge"], holding="Apple")
+    assert "PutObject Apple Fridge" in holding and "OpenObject Fridge" in holding
+    assert not any(a.startswith("PickupObject") for a in holding)  # hands full
+    only_seen = legal_now(seen=["Fridge"], here=[], holding="", named=["Apple"], nav_targets="seen")
+    assert "Navigation Apple" not in only_seen and "Navigation Fridge" in only_seen
+
+
+def test_sightings_follow_observations_and_own_moves():
+    s = Sightings()
+    s.observe(["CounterTop", "Apple", "Knife"], "CounterTop")
+    s.observe(["CounterTop", "Apple", "Knife", "Fridge", "Egg"], "Fridge")
+    assert s.here("CounterTop") == ["CounterTop", "Apple", "Knife"] and s.here("Fridge") == ["Fridge", "Egg"]
+    s.acted("PickupObject Apple", True, "CounterTop")
+    s.acted("PutObject Apple Fridge", True, "Fridge")
+    s.acted("PickupObject Knife", False, "CounterTop")  # a failure moves nothing
+    assert "Apple" in s.here("Fridge") and "Knife" in s.here("CounterTop")
+    assert s.where_text(["CounterTop", "Apple"]) == ("CounterTop", "Apple (Fridge)")
+
+
+class _Client:
+    """Answers a fixed text and records the constraint of each call."""
+
+    def __init__(self, text: str) -> None:
+        self.text, self.constraints = text, []
+
+    def complete(self, role, prompt, **kw):
+        self.constraints.append(kw.get("constraint"))
+        return type("R", (), {"text": self.text, "legal": None})()
+
+
+def _actor(client) -> Actor:
+    return Actor("actor_gt", client, [], Grounder(0.5, RejectingMapper))
+
+
+def test_actor_asks_for_one_legal_step_and_rejects_others():
+    ctx = StepContext("Put an apple in the fridge.", ("Fridge",), None, ())
+    legal = ["Navigation Fridge", "Navigation Apple", "Stop"]
+    client = _Client(" Navigation Apple")
+    actor = _actor(client)
+    assert actor.propose(ctx, Node((), Belief()), 1, ["Fridge"], legal=legal) == ["Navigation Apple"]
+    assert client.constraints[-1].choices == tuple(legal) and actor.illegal == 0
+    # An endpoint that ignores the constraint and answers an illegal step: counted, never executed.
+    bad = _Client(" PutObject Apple Fridge")
+    actor = _actor(bad)
+    assert actor.propose(ctx, Node((), Belief()), 1, ["Fridge"], legal=legal) == [] and actor.illegal == 1
+
+
+def test_retry_after_a_failure_excludes_it_from_the_legal_set():
+    ctx = StepContext("Put an apple in the fridge.", ("Fridge",), None, ())
+    client = _Client(" Navigation Apple")
+    got = _actor(client).propose_other(ctx, Node((), Belief()), {"Navigation Fridge"}, 1, ["Fridge"],
+                                       legal=["Navigation Fridge", "Navigation Apple", "Stop"])
+    assert got == ["Navigation Apple"] and client.constraints[-1].choices == ("Navigation Apple", "Stop")
