@@ -4,12 +4,22 @@ Caching: a call is cached when its answer is reproducible: temperature 0, or tem
 (the seed is part of the key, so each seed has its own entry). Sampled calls without a seed bypass the
 cache (they are still accounted). The key is the model id + call kind + prompt/messages + sampling params
 (max_tokens, temperature, stop, seed, grammar, response_format); never the API key, endpoint port or timeout.
+
+Constrained decoding: a call given a `Constraint` (planner/llm/constrain.py) sends it in the dialect of the role's
+`constrain` mode (the fields become part of the cache key) and always validates the answer, because a server that
+does not know a field ignores it and answers free text with HTTP 200. The verdict is `LLMResponse.legal` and is
+counted per role in `usage` (`constrained`, `illegal`); an illegal answer is returned, never raised.
+Mode `auto` resolves once per endpoint (cached per base URL):
+  embedded -> grammar; host api.openai.com -> json_schema (chat only);
+  GET /v1/models with owned_by "vllm" -> structured_outputs, or guided when GET /version says < 0.10.2;
+  owned_by "llamacpp" (llama-server) or "me" (llama-cpp-python) -> grammar; anything else, or no listing -> off.
 """
 from __future__ import annotations
 
 import logging
 import os
 import random
+import re
 import threading
 import time
 import uuid
@@ -18,6 +28,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 from urllib.parse import urlsplit
 
+from planner.llm.constrain import Constraint, ConstraintError
 from planner.llm.errors import LLMError
 from planner.llm.paths import llm_cache_dir
 from planner.llm.settings import LLMSettings, base_role
@@ -44,6 +55,8 @@ class LLMResponse:
     seconds: float
     retries: int
     finish_reason: str | None = None
+    legal: bool | None = None     # None: no constraint; else whether `text` is one legal answer (validated)
+    constrain: str | None = None  # None: no constraint; else the mode sent (grammar, json_schema, ..., off)
 
 
 class _Transient(Exception):
@@ -66,6 +79,7 @@ class LLMClient:
         self._lock = threading.Lock()
         self._sdk: dict[str, Any] = {}                     # base URL -> openai.OpenAI
         self._slots: dict[tuple[str, str], threading.BoundedSemaphore] = {}
+        self._modes: dict[str, str] = {}                   # base URL -> constrain mode found by `auto`
         self._closed = False
 
     # ---- public API -------------------------------------------------------------------------------------
@@ -87,19 +101,22 @@ class LLMClient:
         return preset(s.model).chat_format is not None
 
     def complete(self, role: str, prompt: str, *, max_tokens: int | None = None, stop: str | Sequence[str] | None = None,
-                 temperature: float | None = None, seed: int | None = None, grammar: str | None = None) -> LLMResponse:
-        """Raw text continuation of `prompt` (completions endpoint)."""
+                 temperature: float | None = None, seed: int | None = None, grammar: str | None = None,
+                 constraint: Constraint | None = None) -> LLMResponse:
+        """Raw text continuation of `prompt` (completions endpoint); `constraint`: the legal answers (see module doc)."""
         s = self.settings.for_role(role)
         request = _sampling(s, max_tokens, stop, temperature, seed)
         request["prompt"] = prompt
         if grammar is not None:
             request["grammar"] = grammar
-        return self._call(role, s, "completions", request)
+        mode = self._constrain(role, s, "completions", request, constraint)
+        return self._call(role, s, "completions", request, constraint, mode)
 
     def chat(self, role: str, messages: Sequence[Mapping[str, Any]], *, max_tokens: int | None = None,
              stop: str | Sequence[str] | None = None, temperature: float | None = None, seed: int | None = None,
-             response_format: Mapping[str, Any] | None = None, grammar: str | None = None) -> LLMResponse:
-        """Chat completion over `messages`, sent exactly in the given order."""
+             response_format: Mapping[str, Any] | None = None, grammar: str | None = None,
+             constraint: Constraint | None = None) -> LLMResponse:
+        """Chat completion over `messages`, sent exactly in the given order; `constraint` as in `complete`."""
         s = self.settings.for_role(role)
         request = _sampling(s, max_tokens, stop, temperature, seed)
         request["messages"] = [dict(m) for m in messages]
@@ -107,7 +124,26 @@ class LLMClient:
             request["response_format"] = _response_format(s, response_format)
         if grammar is not None:
             request["grammar"] = grammar
-        return self._call(role, s, "chat", request)
+        mode = self._constrain(role, s, "chat", request, constraint)
+        return self._call(role, s, "chat", request, constraint, mode)
+
+    def constrain_mode(self, role: str) -> str:
+        """The constrained-decoding mode of `role`'s calls: its `constrain` setting, with `auto` resolved."""
+        s = self.settings.for_role(role)
+        if s.constrain != "auto":
+            return s.constrain
+        if s.is_embedded:
+            return "grammar"  # llama-cpp-python server
+        with self._lock:
+            known = self._modes.get(s.endpoint)
+        if known is not None:
+            return known
+        mode, definitive = self._detect(s)
+        if definitive:  # a connection fault is not an answer: ask again on the next call
+            with self._lock:
+                self._modes[s.endpoint] = mode
+            log.info("LLM endpoint %s: constrained decoding mode %s", _model_id(s), mode)
+        return mode
 
     def close(self) -> None:
         """Close HTTP connections and the cache db (embedded servers stop when the process exits)."""
@@ -129,8 +165,67 @@ class LLMClient:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    # ---- constrained decoding ------------------------------------------------------------------------------
+    def _constrain(self, role: str, s: LLMSettings, kind: str, request: dict[str, Any],
+                   constraint: Constraint | None) -> str | None:
+        """Add the constraint's fields for the role's mode to `request`; return the mode sent (None: no constraint)."""
+        if constraint is None:
+            return None
+        if not isinstance(constraint, Constraint):
+            raise TypeError(f"constraint must be a Constraint, got {type(constraint).__name__}")
+        if "grammar" in request or "response_format" in request:
+            raise ValueError("pass either a constraint or grammar/response_format, not both")
+        base_role(role)
+        mode = self.constrain_mode(role)
+        if mode == "grammar":
+            request["grammar"] = constraint.gbnf()
+        elif mode == "json_schema":
+            if kind != "chat":
+                return "off"  # response_format exists for chat only; the answer is still validated
+            try:
+                request["response_format"] = _response_format(s, constraint.response_format())
+            except ConstraintError as exc:  # over OpenAI's enum limits: send it unconstrained
+                log.warning("LLM %s call: constraint not sent as json_schema (%s)", role, exc)
+                return "off"
+        elif mode == "structured_outputs":
+            choices = constraint.choices
+            request["structured_outputs"] = {"choice": list(choices)} if choices else {"regex": constraint.regex()}
+        elif mode == "guided":
+            choices = constraint.choices
+            if choices:
+                request["guided_choice"] = list(choices)
+            else:
+                request["guided_regex"] = constraint.regex()
+        return mode
+
+    def _detect(self, s: LLMSettings) -> tuple[str, bool]:
+        """Find what a remote endpoint supports; returns (mode, definitive)."""
+        import openai
+
+        host = (urlsplit(s.endpoint).hostname or "").lower()
+        if host == "api.openai.com":
+            return "json_schema", True
+        try:
+            sdk, _ = self._endpoint(s)
+            owners = {str(getattr(m, "owned_by", "") or "").lower()
+                      for m in sdk.models.list(timeout=min(s.timeout, 10.0))}
+        except openai.APIStatusError:
+            return "off", True   # no model listing: an endpoint we cannot identify
+        except Exception as exc:  # noqa: BLE001 - connection faults, odd bodies: undecided for now
+            log.warning("LLM endpoint %s: could not list models (%s); unconstrained for now", _model_id(s),
+                        _short(str(exc)))
+            return "off", False
+        if "vllm" in owners:
+            version = _vllm_version(s)
+            # `structured_outputs` arrived in vLLM 0.10.2; the guided_* fields it replaced went in 0.12.
+            return ("guided" if version is not None and version < (0, 10, 2) else "structured_outputs"), True
+        if owners & {"llamacpp", "me"}:  # llama.cpp's llama-server; llama-cpp-python's server (our embedded one)
+            return "grammar", True
+        return "off", True
+
     # ---- one call -----------------------------------------------------------------------------------------
-    def _call(self, role: str, s: LLMSettings, kind: str, request: dict[str, Any]) -> LLMResponse:
+    def _call(self, role: str, s: LLMSettings, kind: str, request: dict[str, Any],
+              constraint: Constraint | None = None, mode: str | None = None) -> LLMResponse:
         base_role(role)
         if self._closed:
             raise RuntimeError("LLMClient is closed")
@@ -141,9 +236,11 @@ class LLMClient:
         if key is not None:
             hit = self.store.get(key)
             if hit is not None:
-                resp = LLMResponse(text=hit["text"], model=model_id, prompt_tokens=hit["prompt_tokens"],
+                text, legal = _judge(constraint, mode, hit["text"])
+                resp = LLMResponse(text=text, model=model_id, prompt_tokens=hit["prompt_tokens"],
                                    completion_tokens=hit["completion_tokens"], cached=True,
-                                   seconds=time.perf_counter() - t0, retries=0, finish_reason=hit.get("finish_reason"))
+                                   seconds=time.perf_counter() - t0, retries=0, finish_reason=hit.get("finish_reason"),
+                                   legal=legal, constrain=mode)
                 self._account(role, model_id, resp, None)
                 return resp
         retries = 0
@@ -168,9 +265,11 @@ class LLMClient:
             self._account(role, model_id, LLMResponse("", model_id, 0, 0, False, time.perf_counter() - t0, retries),
                           err.reason)
             raise
-        resp = LLMResponse(text=text, model=model_id, prompt_tokens=ptok, completion_tokens=ctok, cached=False,
-                           seconds=time.perf_counter() - t0, retries=retries, finish_reason=finish)
-        if key is not None:
+        answer, legal = _judge(constraint, mode, text)
+        resp = LLMResponse(text=answer, model=model_id, prompt_tokens=ptok, completion_tokens=ctok, cached=False,
+                           seconds=time.perf_counter() - t0, retries=retries, finish_reason=finish,
+                           legal=legal, constrain=mode)
+        if key is not None:  # the raw answer: it is judged again on every hit
             self.store.put(key, model_id, {"text": text, "prompt_tokens": ptok, "completion_tokens": ctok,
                                            "finish_reason": finish})
         self._account(role, model_id, resp, None)
@@ -185,8 +284,9 @@ class LLMClient:
             sdk, served_model = self._endpoint(s)
         except Exception as exc:  # noqa: BLE001 - the embedded server could not start
             raise LLMError(role, "server_start", _short(str(exc), 2000)) from exc
-        body = {k: v for k, v in request.items() if k not in ("grammar",)}
-        extra = {"grammar": request["grammar"]} if "grammar" in request else None
+        # Fields the openai SDK does not know travel in extra_body (the SDK would reject them as arguments).
+        body = {k: v for k, v in request.items() if k not in _EXTRA_BODY}
+        extra = {k: request[k] for k in _EXTRA_BODY if k in request} or None
         try:
             if kind == "chat":
                 raw = sdk.chat.completions.create(model=served_model, timeout=s.timeout, extra_body=extra, **body)
@@ -257,10 +357,42 @@ class LLMClient:
         paid_p = 0 if resp.cached else resp.prompt_tokens
         paid_c = 0 if resp.cached else resp.completion_tokens
         self.usage.add(CallRecord(role, model_id, resp.prompt_tokens, resp.completion_tokens, resp.seconds,
-                                  resp.cached, resp.retries, error))
+                                  resp.cached, resp.retries, error, resp.legal))
         self.store.record(self.run_id, role, model_id, paid_p, paid_c, resp.seconds, resp.cached, resp.retries, error)
         log.debug("LLM %s: %s tokens in, %s out, %.2f s, cached=%s, retries=%s, error=%s", role,
                   resp.prompt_tokens, resp.completion_tokens, resp.seconds, resp.cached, resp.retries, error)
+
+
+_EXTRA_BODY = ("grammar", "structured_outputs", "guided_choice", "guided_regex")
+
+
+def _judge(constraint: Constraint | None, mode: str | None, raw: str) -> tuple[str, bool | None]:
+    """Return (text, legal): a json_schema answer mapped back to text; a legal answer stripped of outer whitespace."""
+    if constraint is None:
+        return raw, None
+    if mode == "json_schema":
+        try:
+            return constraint.from_json(raw), True
+        except ConstraintError:
+            pass  # a server that ignored response_format may still have answered plain legal text
+    if constraint.accepts(raw):
+        return raw.strip(), True
+    return raw, False
+
+
+def _vllm_version(s: LLMSettings) -> tuple[int, ...] | None:
+    """vLLM's version from GET <server root>/version (None when it cannot be read)."""
+    import httpx
+
+    root = s.endpoint[: -len("/v1")] if s.endpoint.endswith("/v1") else s.endpoint
+    try:
+        reply = httpx.get(f"{root}/version", timeout=min(s.timeout, 10.0))
+        reply.raise_for_status()
+        text = str(reply.json().get("version", ""))
+    except Exception:  # noqa: BLE001 - an unreadable version is "unknown", not a failure
+        return None
+    numbers = re.match(r"(\d+)\.(\d+)(?:\.(\d+))?", text)
+    return tuple(int(n or 0) for n in numbers.groups()) if numbers else None
 
 
 def _sampling(s: LLMSettings, max_tokens: int | None, stop: str | Sequence[str] | None, temperature: float | None,

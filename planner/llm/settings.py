@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Mapping
 
+from planner.llm.constrain import MODES
+
 # Every LLM call names one of these roles (accounting, per-role overrides). A sub-role extends a role with a
 # suffix, e.g. `actor_gt` / `actor_hind`: it takes the `actor` overrides, then its own.
 ROLES: tuple[str, ...] = ("adapter", "actor", "critic", "generator", "reflect", "complete", "critic_sample")
@@ -39,6 +41,7 @@ class LLMSettings:
     n_ctx: int = 4096                 # embedded server: context window
     n_threads: int | None = None      # embedded server: CPU threads (None: all cores this process may use)
     cache_mb: int = 1024              # embedded server: bound of the prompt-prefix (KV state) cache
+    constrain: str = "auto"           # constrained decoding: auto | grammar | json_schema | structured_outputs | guided | off
     roles: Mapping[str, Mapping[str, Any]] = field(default_factory=dict, hash=False)
 
     def __post_init__(self) -> None:
@@ -46,6 +49,8 @@ class LLMSettings:
             raise ValueError("llm.temperature must be >= 0")
         if self.max_tokens < 1 or self.retries < 0 or self.max_concurrency < 1 or self.timeout <= 0:
             raise ValueError("llm: max_tokens >= 1, retries >= 0, max_concurrency >= 1, timeout > 0 required")
+        if self.constrain not in MODES:
+            raise ValueError(f"llm.constrain: {self.constrain!r} is not one of {list(MODES)}")
         for role, override in self.roles.items():
             base_role(role)
             _check_keys(override, f"llm.roles.{role}", allow_roles=False)
@@ -100,6 +105,10 @@ def _coerce(values: Mapping[str, Any]) -> dict[str, Any]:
     for name in ("seed", "n_threads"):
         if name in out and out[name] is not None:
             out[name] = int(out[name])
+    if out.get("constrain") is False:  # YAML 1.1 reads a bare `off` as false
+        out["constrain"] = "off"
+    if "constrain" in out and out["constrain"] is not None:
+        out["constrain"] = str(out["constrain"]).strip().lower()
     if "endpoint" in out:
         out["endpoint"] = str(out["endpoint"]).rstrip("/")
     return out

@@ -18,6 +18,7 @@ class CallRecord:
     cached: bool
     retries: int
     error: str | None = None
+    legal: bool | None = None  # None: the call had no constraint; else whether its answer was legal
 
 
 class Usage:
@@ -46,6 +47,7 @@ class Usage:
         """Totals after `since`: calls, tokens, seconds, cache hits, retries, errors, and the same by role.
 
         Tokens count what the endpoint processed for these calls; a cache hit adds 0 tokens (it was free).
+        `constrained` counts the calls that had a set of legal answers, `illegal` those answered outside it.
         """
         recs = self.records(since)
         return {**_totals(recs), "by_role": {role: _totals([r for r in recs if r.role == role])
@@ -62,4 +64,6 @@ def _totals(recs: list[CallRecord]) -> dict[str, Any]:
         "cache_hits": sum(r.cached for r in recs),
         "retries": sum(r.retries for r in recs),
         "errors": sum(r.error is not None for r in recs),
+        "constrained": sum(r.legal is not None for r in recs),
+        "illegal": sum(r.legal is False for r in recs),
     }

@@ -1,6 +1,7 @@
 """A deterministic fake OpenAI-compatible endpoint for tests that must control LLM output or faults.
 
-Serves POST /v1/chat/completions, POST /v1/completions and GET /v1/models on 127.0.0.1 (stdlib
+Serves POST /v1/chat/completions, POST /v1/completions, GET /v1/models (each model `owned_by` the
+endpoint's `owned_by`) and, when `version` is set, GET /version as vLLM does, on 127.0.0.1 (stdlib
 http.server in a thread). Each request consumes the next item of the script (a list, extended with
 `push`), or the script is a callable `fn(request) -> item`; when a list runs out, `default` answers.
 
@@ -13,7 +14,8 @@ An item is:
   (200 with an HTML body), `Fault.non_utf8()` (200 with invalid UTF-8 bytes), `Fault.huge(n)` (a valid
   answer of n characters).
 
-Every request is recorded in `.requests` (path, kind, parsed body, prompt text) for assertions.
+Every POST is recorded in `.requests` (path, kind, parsed body, prompt text) for assertions; the paths
+of GETs in `.gets`.
 
     with ScriptedEndpoint(["Navigation Fridge", Fault.status(500)]) as ep:
         client = LLMClient(ep.settings(retries=1), cache_dir=tmp_path)
@@ -111,7 +113,10 @@ class ScriptedEndpoint:
     script: Union[Sequence[Item], Callable[[Request], Item]] = ()
     default: Item = "OK"
     model: str = "scripted"
+    owned_by: str = "scripted"     # "vllm" looks like vLLM, "llamacpp" like llama.cpp's llama-server
+    version: str | None = None     # served at GET /version (vLLM) when set; 404 otherwise
     requests: list[Request] = field(default_factory=list)
+    gets: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self._queue: list[Item] = [] if callable(self.script) else list(self.script)
@@ -177,8 +182,14 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
     def do_GET(self) -> None:  # noqa: N802 - http.server naming
+        ep = self.endpoint
+        with ep._lock:
+            ep.gets.append(self.path)
         if self.path.rstrip("/").endswith("/models"):
-            self._json(200, {"object": "list", "data": [{"id": self.endpoint.model, "object": "model"}]})
+            self._json(200, {"object": "list", "data": [{"id": ep.model, "object": "model", "created": 0,
+                                                         "owned_by": ep.owned_by}]})
+        elif self.path.rstrip("/") == "/version" and ep.version is not None:
+            self._json(200, {"version": ep.version})
         else:
             self._json(404, {"error": {"message": "not found"}})
 
