@@ -44,7 +44,8 @@ class Adapter:
     def prompt(self, instruction: str, seen: Sequence[str]) -> str:
         """The adapter prompt for this instruction and observation."""
         return render("adapter", examples=self.examples, seen=", ".join(seen) or "nothing yet",
-                      instruction=instruction.strip())
+                      instruction=instruction.strip(), objects=", ".join(ARGS_CONSTRAINT.slots[0]),
+                      receptacles=", ".join(o for o in ARGS_CONSTRAINT.slots[1] if o != "none"))
 
     def predict(self, instruction: str, seen: Sequence[str]) -> dict[str, Any]:
         """Return the predicted arguments (defaults where the LLM gave nothing usable)."""

@@ -27,13 +27,23 @@ PLANNER_DEFAULTS: dict[str, Any] = {
                                  # plan text mapped to the nearest legal sub-goal (paper: free text)
     "nav_targets": "any",        # legal walks: 'any' = to classes seen or named by the predicted arguments (the world
                                  # explores for an unseen one); 'seen' = only to classes already seen
-    "deep_proposals": "all",     # paper: every actor proposes at every node of every depth; 'own' = a deeper rollout
-                                 # is extended only by the actor that began it (fewer calls)
+    "deep_proposals": "all",     # paper: every actor proposes W/2 at every node of every depth; 'one' = a deeper
+                                 # rollout is extended by one proposal of the actor that began it (fewer calls)
+    "allow_stop": False,         # ours: Stop is not a legal answer (the world ends the episode when the goal is met,
+                                 # so Stop can only end it early: the small model stopped before the last put);
+                                 # True = the paper's planner may Stop
+    "adapter_observes": False,   # paper: the adapter reads the objects seen so far; ours on the 1.5B model: the
+                                 # instruction only (it copied a seen receptacle into `parent`); same prompt each step
+    "legal_scope": "task",       # ours: pick up / switch only what the predicted arguments call for (object, mrecep,
+                                 # a knife when sliced; the named lamp, the microwave to heat, the faucet to clean);
+                                 # 'all' = any affordance-legal interaction with what is here
 }
 RETRIEVAL_DEFAULTS: dict[str, Any] = {
     "k": 9,                      # K examples per prompt (paper's setup, as LLM-Planner: 9 nearest of the pool;
                                  # prompt cost grows linearly with K: 3 keeps a 2-core CPU profile fast)
     "map_threshold": 0.6,        # min cosine similarity to map an unparsable proposal to a legal sub-goal; else reject
+    "adapter_k": 7,              # ours: examples in the adapter prompt (0 = k, the paper's one K); its answer is
+                                 # short and its prefix cached per episode, so more examples cost little
 }
 RELABEL_DEFAULTS: dict[str, Any] = {
     "think_tokens": 64,          # token cap of the reflection (think)
@@ -70,8 +80,12 @@ class PlannerConfig:
     legal_actions: bool = PLANNER_DEFAULTS["legal_actions"]
     nav_targets: str = PLANNER_DEFAULTS["nav_targets"]
     deep_proposals: str = PLANNER_DEFAULTS["deep_proposals"]
+    legal_scope: str = PLANNER_DEFAULTS["legal_scope"]
+    allow_stop: bool = PLANNER_DEFAULTS["allow_stop"]
+    adapter_observes: bool = PLANNER_DEFAULTS["adapter_observes"]
     k: int = RETRIEVAL_DEFAULTS["k"]
     map_threshold: float = RETRIEVAL_DEFAULTS["map_threshold"]
+    adapter_k: int = RETRIEVAL_DEFAULTS["adapter_k"]
     think_tokens: int = RELABEL_DEFAULTS["think_tokens"]
     complete_steps: int = RELABEL_DEFAULTS["complete_steps"]
     complete_tokens: int = RELABEL_DEFAULTS["complete_tokens"]

@@ -7,6 +7,7 @@ from typing import Iterable, Sequence
 
 from household.env import Env
 from household.expert import expert_plan
+from household.scene import Scene, build_scene
 from household.tasks import Task
 from planner.config import PlannerConfig
 from planner.grounding import classes_of
@@ -16,15 +17,17 @@ from pools.records import CriticSample, Sample
 GT_NAVIGATION = ("object", "expert")
 
 
-def object_navigation(task: Task, steps: Sequence[str], seed: int = 0, cfg: PlannerConfig | None = None
-                      ) -> list[str]:
+def object_navigation(task: Task, steps: Sequence[str], seed: int = 0, cfg: PlannerConfig | None = None,
+                      scene: Scene | None = None) -> list[str]:
     """The expert's plan with walks a planner could not choose rewritten: `Navigation R; PickupObject O`, where O
     was not yet seen when the walk began, becomes `Navigation O; PickupObject O` (the world explores until O is
     seen). The expert knows where everything is; a partially observing planner copying "Navigation GarbageCan" to
     find a bat it has not seen cannot follow it. Kept only if the rewritten plan still reaches the goal.
     """
     cfg = cfg or PlannerConfig()
-    env = Env(task, seed=seed, max_fails=cfg.max_fails, max_steps=cfg.max_steps, explore_budget=cfg.explore_budget)
+    scene = scene or build_scene(task, seed)
+    env = Env(task, seed=seed, max_fails=cfg.max_fails, max_steps=cfg.max_steps, explore_budget=cfg.explore_budget,
+              scene=scene)
     out = list(steps)
     for i, sg in enumerate(steps):
         nxt = steps[i + 1].split() if i + 1 < len(steps) else []
@@ -34,7 +37,7 @@ def object_navigation(task: Task, steps: Sequence[str], seed: int = 0, cfg: Plan
         env.step(sg)
     if out == list(steps):
         return out
-    rep = replay(task, out, cfg, seed)
+    rep = replay(task, out, cfg, seed, scene)
     return out if rep["success"] and rep["fails"] == 0 else list(steps)
 
 
@@ -45,10 +48,11 @@ def build_gt_samples(tasks: Iterable[Task], seed: int = 0, cfg: PlannerConfig | 
         raise ValueError(f"pools.gt_navigation must be one of {GT_NAVIGATION}, not {navigation!r}")
     out = []
     for task in tasks:
-        steps = list(expert_plan(task, seed=seed))
+        scene = build_scene(task, seed)  # once per task: the expert, the rewrite and the replay share it
+        steps = list(expert_plan(task, seed=seed, scene=scene))
         if navigation == "object":
-            steps = object_navigation(task, steps, seed, cfg)
-        rep = replay(task, steps, cfg, seed)
+            steps = object_navigation(task, steps, seed, cfg, scene)
+        rep = replay(task, steps, cfg, seed, scene)
         out.append(Sample.new(kind="gt", task_id=task.id, task_type=task.task_type, instruction=task.instruction(0),
                               args=task.args.as_dict(), steps=steps, verified=rep["success"] and rep["fails"] == 0,
                               source="expert"))
@@ -64,8 +68,9 @@ def build_gt_critic_samples(tasks: Iterable[Task], samples: Sequence[Sample], se
         task = by_id.get(s.task_id)
         if task is None:
             continue
+        scene = build_scene(task, seed)
         for steps in (s.steps[: len(s.steps) // 2], s.steps):
-            rep = replay(task, steps, cfg, seed)
+            rep = replay(task, steps, cfg, seed, scene)
             out.append(CriticSample.new(task_id=s.task_id, task_type=s.task_type, instruction=s.instruction,
                                         steps=list(steps), value_num=rep["met"], value_den=rep["total"],
                                         verified=True, source="expert"))

@@ -71,13 +71,31 @@ def _is_place(cls: str) -> bool:
     return place_class(cls) in PLACE_RECEPTACLES and cls not in PICKUPABLE
 
 
+# Appliances a predicted object state calls for (ALFRED's rules as the world implements them).
+STATE_TOGGLES = {"heat": ("Microwave",), "clean": ("Faucet",)}
+
+
+def task_scope(args: dict | None) -> dict[str, set[str]] | None:
+    """What the predicted arguments call for: objects to pick up and things to switch (None = no arguments)."""
+    if not args:
+        return None
+    named = {v for k, v in args.items() if isinstance(v, str) and v and k in ("object_target", "mrecep_target")}
+    pick = set(named)
+    if args.get("object_sliced"):
+        pick |= set(KNIVES)
+    toggle = {args["toggle_target"]} if args.get("toggle_target") else set()
+    toggle |= set(STATE_TOGGLES.get(str(args.get("object_state") or "none"), ()))
+    return {"pick": pick, "toggle": toggle}
+
+
 def legal_now(seen: Sequence[str], here: Sequence[str], holding: str, named: Iterable[str] = (),
-              nav_targets: str = "any") -> list[str]:
-    """The sub-goals legal in this state, canonical text, sorted (Stop last).
+              nav_targets: str = "any", scope: dict[str, set[str]] | None = None, allow_stop: bool = True
+              ) -> list[str]:
+    """The sub-goals legal in this state, canonical text, sorted (Stop last when `allow_stop`).
 
     `seen`: every class observed; `here`: classes at the agent's place; `named`: classes the predicted arguments
     name. `nav_targets`: 'any' = walk to seen or named classes (the world explores for unseen ones), 'seen' = only
-    seen ones.
+    seen ones. `scope` (from `task_scope`): pick up and switch only what the predicted arguments call for.
     """
     known = [c for c in (canonical_class(x) for x in seen) if c]
     named_cls = [c for c in (canonical_class(x) for x in named) if c]
@@ -87,13 +105,13 @@ def legal_now(seen: Sequence[str], here: Sequence[str], holding: str, named: Ite
     for c in local:
         if c in OPENABLE:
             out |= {f"OpenObject {c}", f"CloseObject {c}"}
-        if c in TOGGLEABLE:
+        if c in TOGGLEABLE and (scope is None or c in scope["toggle"]):
             out |= {f"ToggleObjectOn {c}", f"ToggleObjectOff {c}"}
         if c in SLICEABLE and holding in KNIVES:
             out.add(f"SliceObject {c}")
-        if not holding and c in PICKUPABLE:
+        if not holding and c in PICKUPABLE and (scope is None or c in scope["pick"]):
             out.add(f"PickupObject {c}")
         if holding and c != holding and (place_class(c) in PLACE_RECEPTACLES or c in MOVABLE_RECEPTACLES) \
                 and accepts(place_class(c), holding):
             out.add(f"PutObject {holding} {c}")
-    return sorted(out) + ["Stop"]
+    return sorted(out) + (["Stop"] if allow_stop else [])

@@ -26,7 +26,7 @@ from planner.critic import Critic
 from planner.examples import ExamplePools
 from planner.generator import Belief, BeliefGenerator, LLMGenerator, belief_step
 from planner.grounding import Grounder, classes_of
-from planner.legal import Sightings, legal_now
+from planner.legal import Sightings, legal_now, task_scope
 from planner.parsing import args_accuracy
 from planner.prompting import inline_step, render
 from planner.variants import Variant, get_variant
@@ -82,8 +82,10 @@ class Planner:
 
         def guarded(actor: Actor) -> Callable[[Node, int], list[str]]:
             def propose(node: Node, n: int) -> list[str]:
-                if node.actions and self.cfg.deep_proposals == "own" and node.proposer != actor.role:
-                    return []  # a deeper rollout is extended by the actor that began it (no cross calls)
+                if node.actions and self.cfg.deep_proposals == "one":
+                    if node.proposer != actor.role:
+                        return []  # a deeper rollout is extended by the actor that began it, once
+                    n = 1
                 legal = legal_for(node.state) if legal_for is not None else None
                 got = actor.propose(ctx, node, n, classes, legal=legal)
                 if node.actions or not avoid:
@@ -130,8 +132,8 @@ def build_planner(task: Task, variant: Variant, pools: ExamplePools, client: Any
                             max_tokens=cfg.actor_tokens * (3 if full else 1), reuse_plans=cfg.reuse_plans))
     adapter = None
     if variant.adapter:
-        adapter = Adapter(client, pools.retrieve("gt", text, cfg.k, exclude_task=task.id, exclude_ids=exclude),
-                          cfg.adapter_tokens)
+        adapter = Adapter(client, pools.retrieve("gt", text, cfg.adapter_k or cfg.k, exclude_task=task.id,
+                                                 exclude_ids=exclude), cfg.adapter_tokens)
     critic = None
     if variant.critic_pool:
         cexamples = pools.retrieve(variant.critic_pool, text, cfg.k, exclude_task=task.id, exclude_ids=exclude)
@@ -177,7 +179,7 @@ def run_episode(task: Task, variant: str, pools: ExamplePools, client: Any, cfg:
     t0 = time.perf_counter()
     mark = client.usage.snapshot() if client is not None else None
     env = Env(task, seed=seed, max_fails=cfg.max_fails, max_steps=cfg.max_steps, explore_budget=cfg.explore_budget)
-    expert = expert_plan(task, seed=seed)
+    expert = expert_plan(task, seed=seed, scene=env.scene)  # the scene is built once per episode
     expert_len = len(expert)
     instruction = task.instruction(0)
     true_args = task.args.as_dict()
@@ -210,7 +212,8 @@ def run_episode(task: Task, variant: str, pools: ExamplePools, client: Any, cfg:
                          location=obs.location or "")
         pred: dict[str, Any] = {}
         if planner is not None and planner.adapter is not None:
-            pred = planner.adapter.predict(instruction, seen) if (cfg.adapter_every_step or not last_pred) \
+            pred = planner.adapter.predict(instruction, seen if cfg.adapter_observes else ()) \
+                if (cfg.adapter_every_step or not last_pred) \
                 else dict(last_pred)
             last_pred = pred
         if pred:
@@ -222,8 +225,11 @@ def run_episode(task: Task, variant: str, pools: ExamplePools, client: Any, cfg:
         if planner is not None:
             named = [v for k, v in pred.items() if isinstance(v, str) and v and k != "object_state"]
 
+            scope = task_scope(pred) if cfg.legal_scope == "task" else None
+
             def legal_for(state: Belief) -> list[str]:
-                return legal_now(seen, sightings.here(state.location), state.holding, named, cfg.nav_targets)
+                return legal_now(seen, sightings.here(state.location), state.holding, named, cfg.nav_targets,
+                                 scope, cfg.allow_stop)
             result = planner.decide(ctx, belief, last_failed, legal_for)
         else:
             action = expert_queue.pop(0) if expert_queue else None

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 from typing import Any, Sequence
 
+from household.scene import Scene, build_scene
 from household.tasks import Task
 from planner.config import PlannerConfig
 from planner.examples import ExamplePools
@@ -91,6 +92,7 @@ def complete(reflection: Reflection, rollout: Rollout, task: Task, client: Any, 
     classes += classes_of(w for sg, _ in trace for w in sg.split()[1:])
     if expert is not None and cfg.show_expert:
         classes += classes_of(w for sg in expert.steps for w in sg.split()[1:])
+    scene = build_scene(task, rollout.seed)  # every round's replay starts from this one scene
     rounds: list[dict[str, Any]] = []
     kept = list(trace)  # what the next round continues: the robot's trace, then each round's replayed part
     best: tuple[list[str], dict[str, Any]] | None = None
@@ -99,7 +101,7 @@ def complete(reflection: Reflection, rollout: Rollout, task: Task, client: Any, 
                                max_tokens=cfg.complete_tokens, stop=["\n"])
         added = _ground_steps(resp.text, classes, grounder, cfg.complete_steps)
         steps = [sg for sg, _ in kept] + added
-        rep = replay(task, steps, cfg, rollout.seed) if steps else _empty_replay()
+        rep = replay(task, steps, cfg, rollout.seed, scene) if steps else _empty_replay()
         # The world's first failure among this round's steps: what the next round is told (step and reason).
         first_new = next((i for i in range(len(kept), rep["ran"]) if rep["reasons"][i]), None)
         failure = None if first_new is None else {"step": first_new, "subgoal": steps[first_new],
@@ -122,7 +124,7 @@ def complete(reflection: Reflection, rollout: Rollout, task: Task, client: Any, 
         raise ValueError(f"no usable sub-goal in the rollout or the completion "
                          f"(LLM answer: {rounds[-1]['answer'][:120]!r})")
     steps = steps[: rep["ran"]] if rep["success"] else steps  # nothing after the goal is part of the plan
-    return verify_completion(reflection, rollout, task, steps, cfg, rounds)
+    return verify_completion(reflection, rollout, task, steps, cfg, rounds, scene)
 
 
 def _ground_steps(text: str, classes: Sequence[str], grounder: Grounder, limit: int) -> list[str]:
@@ -150,9 +152,10 @@ def _progress(rep: dict[str, Any]) -> tuple[bool, float, int]:
 
 
 def verify_completion(reflection: Reflection, rollout: Rollout, task: Task, steps: Sequence[str],
-                      cfg: PlannerConfig, rounds: Sequence[dict[str, Any]] = ()) -> Completion:
+                      cfg: PlannerConfig, rounds: Sequence[dict[str, Any]] = (), scene: Scene | None = None
+                      ) -> Completion:
     """Replay a completed step sequence from the task's initial state and wrap it as a (verified?) completion."""
-    rep = replay(task, steps, cfg, rollout.seed)
+    rep = replay(task, steps, cfg, rollout.seed, scene)
     verified = bool(rep["success"])
     sample = Sample.new(kind="hindsight", task_id=task.id, task_type=task.task_type, instruction=rollout.instruction,
                         args=task.args.as_dict(), steps=list(steps), verified=verified, source=rollout.id,

@@ -4,19 +4,21 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from household.env import Env
+from household.scene import Scene
 from household.tasks import Task
 from planner.config import PlannerConfig
 
 
-def replay(task: Task, steps: Sequence[str], cfg: PlannerConfig | None = None, seed: int | None = None
-           ) -> dict[str, Any]:
+def replay(task: Task, steps: Sequence[str], cfg: PlannerConfig | None = None, seed: int | None = None,
+           scene: Scene | None = None) -> dict[str, Any]:
     """Execute sub-goals in a fresh world from the task's initial state; report success, goal conditions, failures.
 
     `ran` counts the steps executed before the episode ended (on success the steps after the goal never run).
+    `scene`: the task's scene for this seed when the caller has built it already (it is built once per task).
     """
     cfg = cfg or PlannerConfig()
     env = Env(task, seed=cfg.seed if seed is None else seed, max_fails=cfg.max_fails, max_steps=cfg.max_steps,
-              explore_budget=cfg.explore_budget)
+              explore_budget=cfg.explore_budget, scene=scene)
     failed_step, reason, fails, ran = -1, "", 0, 0
     reasons: list[str] = []
     for i, sg in enumerate(steps):
