@@ -3,11 +3,14 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from flows.env import project_dir
 from pools.jsonl import ReadResult, read_jsonl, write_json, write_jsonl
 from pools.manifest import build_manifest
+
+if TYPE_CHECKING:
+    from flows.items import StagePlan
 
 TASKS = "data/tasks.jsonl"
 GT_POOL = "data/pools/gt.jsonl"
@@ -83,17 +86,47 @@ def run_llm_stage(
     schema: str,
     inputs: tuple[str, ...],
     quarantined: int = 0,
+    plan: "StagePlan | None" = None,
 ) -> dict[str, Any]:
-    """Run `work(client, payload)` per item with retries and resume, write `out`, and return the stage summary."""
+    """Run `work(client, payload)` per item with retries and resume, write `out`, and return the stage summary.
+
+    Items run as params `pipeline:` says (flows.execution): one at a time, `workers` threads sharing this
+    process's client (its per-endpoint semaphore holds `llm.max_concurrency` across them), or on Dask, where
+    each worker process rebuilds the stage from `plan` (required there: `work` is a closure over this process).
+    """
+    from flows.execution import Execution
+    from flows.items import ItemJob, item_client, run_item
+    from flows.params import ParamsError
     from flows.stage import finish, run_items, stage_lock
 
+    execution = Execution.from_params(params)
+    digests = file_digest(*inputs)
+    if execution.remote and plan is None:
+        raise ParamsError(f"stage '{stage}' cannot run on Dask (its items are not described by a StagePlan); "
+                          "use pipeline.task_runner: threads")
     # One lock over items, outputs and summary: a second run of the stage refuses, never interleaves its writes.
     with stage_lock(stage), llm_client(params) as client:
         mark = client.usage.snapshot()
+        if execution.remote:
+            assert plan is not None
+            job = ItemJob(stage, plan, dict(params["llm"]), digests, str(project_dir()))
+            item_fn, bound = run_item, {"job": job}
+        else:
+            def item_fn(payload: Any) -> dict[str, Any]:
+                view = item_client(client)
+                try:
+                    return work(view, payload)
+                finally:  # the stage's totals
+                    for record in view.usage.records():
+                        client.usage.add(record)
+
+            bound = {}
         result = run_items(
-            stage, items, lambda payload: work(client, payload),
-            key=[subset(params, *sections), file_digest(*inputs)],
+            stage, items, item_fn, bound=bound, execution=execution,
+            key=[subset(params, *sections), digests],
             retries=int(params["llm"].get("retries", 2)), retry_on=llm_errors(), schema=schema,
         )
+        # On Dask the calls were made (and accounted) by the workers' clients: the summary counts what this
+        # process saw; the workspace's call log (`hindsight llm stats`) has them all.
         return finish(result, max_failure_share(params), commit=lambda: write_jsonl(path(out), result.records, schema),
-                      llm=client.usage.summary(since=mark), quarantined=quarantined)
+                      llm=client.usage.summary(since=mark), quarantined=quarantined, execution=execution.describe())

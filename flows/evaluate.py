@@ -7,6 +7,7 @@ from typing import Any
 from prefect import flow
 
 from flows.common import GT_POOL, HINDSIGHT_POOL, TASKS, on_bad, path, read_input, run_llm_stage
+from flows.items import Planned, StagePlan
 from flows.params import load_params, section
 from pools.jsonl import atomic_write_text, read_jsonl, write_json
 from pools.metrics import details, headline, sr_by_type_rows
@@ -15,9 +16,8 @@ from pools.select import stratified
 SECTIONS = ("world", "llm", "retrieval", "planner", "evaluate")
 
 
-@flow(name="evaluate")
-def evaluate_flow(params: dict[str, Any], variant: str, policy: str) -> dict[str, Any]:
-    """Run `variant` on per_type tasks of each task type in each evaluation split."""
+def plan(params: dict[str, Any], variant: str, policy: str) -> Planned:
+    """The episodes `variant` runs (per_type tasks of each type in each evaluation split) and how to run one."""
     from household.tasks import get_task
     from planner.config import PlannerConfig
     from planner.examples import ExamplePools
@@ -31,16 +31,24 @@ def evaluate_flow(params: dict[str, Any], variant: str, policy: str) -> dict[str
     cfg = PlannerConfig.from_params({k: params[k] for k in ("world", "retrieval", "planner")}, variant=variant)
     chosen = [row for split in ev["splits"]
               for row in stratified(tasks.records, int(ev["per_type"]), int(world["seed"]), split=split)]
-    split_of = {row["id"]: row["split"] for row in chosen}
     items = [(row["id"], row) for row in chosen]
 
     def work(client: Any, row: dict[str, Any]) -> dict[str, Any]:
         return run_episode(get_task(row["id"]), variant, pools, client, cfg, seed=row["seed"]).to_dict()
 
+    return Planned(items, work, quarantined=len(tasks.rejected) + len(gt.rejected) + len(hind.rejected))
+
+
+@flow(name="evaluate")
+def evaluate_flow(params: dict[str, Any], variant: str, policy: str) -> dict[str, Any]:
+    """Run `variant` on per_type tasks of each task type in each evaluation split."""
+    # A plan, not just a closure: on Dask each worker rebuilds it from params and the input files.
+    recipe = StagePlan(plan, (params, variant, policy))
+    planned = recipe()
     out = f"data/eval/{variant}.jsonl"
-    summary = run_llm_stage(f"evaluate-{variant}", params, SECTIONS, items, work, out,
-                            "rollout", (TASKS, GT_POOL, HINDSIGHT_POOL),
-                            quarantined=len(tasks.rejected) + len(gt.rejected) + len(hind.rejected))
+    summary = run_llm_stage(f"evaluate-{variant}", params, SECTIONS, planned.items, planned.work, out,
+                            "rollout", (TASKS, GT_POOL, HINDSIGHT_POOL), quarantined=planned.quarantined,
+                            plan=recipe)
     rollouts = read_jsonl(path(out), "rollout").records
     # Headline numbers are the DVC metric (a readable `dvc metrics show`); the rest is a details file.
     write_json(path(f"metrics/eval/{variant}.json"), headline(rollouts, params["evaluate"]["splits"]), "eval_metrics")

@@ -12,6 +12,7 @@ from prefect import get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 
 from flows.env import project_dir
+from flows.execution import Execution, task_runner
 from pools.ids import content_id
 from pools.journal import Journal, StageLock
 from pools.jsonl import record_problem, write_json
@@ -77,20 +78,28 @@ def _logger() -> logging.Logger | logging.LoggerAdapter:
 def run_items(
     stage: str,
     items: Sequence[tuple[str, Any]],
-    work: Callable[[Any], dict[str, Any]],
+    work: Callable[..., dict[str, Any]],
     *,
     key: Any,
     retries: int = 2,
     retry_on: tuple[type[BaseException], ...] = (),
     retry_delay: float = 1.0,
     schema: str | None = None,
+    execution: Execution | None = None,
+    bound: dict[str, Any] | None = None,
 ) -> StageResult:
-    """Run `work` on each (item_id, payload), resuming from the journal of an interrupted run with the same key.
+    """Run `work(payload=payload, **bound)` on each (item_id, payload), resuming from the journal of an interrupted run
+    with the same key.
 
     `key` is what the results depend on (params, input hashes): a run with another key never reuses items.
     Exceptions in `retry_on` are retried by Prefect; any exception left after that marks the item failed.
     With `schema`, a record that breaks it (or is too big to be read back) fails its item instead of the stage.
+    `execution` says how many items run at once and where (default: one after another, here); records come back
+    in item order whatever order items finish in, so the output does not depend on it. On Dask, `work` and
+    `bound` must be picklable (a module-level function and plain data).
     """
+    execution = execution or Execution()
+    bound = bound or {}
     log = _logger()
     ids = [item_id for item_id, _ in items]
     if len(set(ids)) != len(ids):
@@ -126,40 +135,84 @@ def run_items(
             cache_policy=NO_CACHE,
             persist_result=False,
         )(work)
-        records: list[dict[str, Any]] = []
-        failures: list[dict[str, str]] = []
-        fresh = 0
-        for n, (item_id, payload) in enumerate(items, start=1):
-            if item_id in done:
-                records.append(done[item_id])
-                continue
-            t0 = time.monotonic()
+        slots: list[dict[str, Any] | None] = [done.get(item_id) for item_id, _ in items]
+        failures: dict[int, dict[str, str]] = {}
+        pending = [(n, item_id, payload) for n, (item_id, payload) in enumerate(items) if item_id not in done]
+        progress = _Progress(stage, len(items), reused, started, log)
+
+        def settle(n: int, item_id: str, outcome: Callable[[], Any], t0: float) -> None:
+            # Called in this thread only: the journal has one writer, whatever runs the items.
             try:
-                record = item_task.with_options(task_run_name=f"{stage}-{item_id}")(payload)
+                record = outcome()
             except Exception as exc:  # noqa: BLE001 - every failure is recorded with its reason, never dropped
                 reason = f"{type(exc).__name__}: {exc}"[:500]
-                journal.append(item_id, "failed", reason=reason)
-                failures.append({"item": item_id, "reason": reason})
-                log.warning("%s: item %s failed: %s", stage, item_id, reason)
             else:
                 problem = record_problem(record, schema) if schema else None
-                if problem:
-                    # Checked per item so one bad answer cannot sink the stage at write time (or be reused).
-                    reason = f"invalid {schema} record: {problem}"[:500]
-                    journal.append(item_id, "failed", reason=reason)
-                    failures.append({"item": item_id, "reason": reason})
-                    log.warning("%s: item %s failed: %s", stage, item_id, reason)
-                else:
-                    journal.append(item_id, "ok", record=record)
-                    records.append(record)
-            fresh += 1
-            elapsed = time.monotonic() - started
-            left = len(items) - n
-            eta = elapsed / fresh * left if fresh else 0.0
-            log.info("%s: %d/%d done (%d reused, %d failed) item %.1fs, ETA %s",
-                     stage, n, len(items), reused, len(failures), time.monotonic() - t0, _fmt(eta))
+                # Checked per item so one bad answer cannot sink the stage at write time (or be reused).
+                reason = f"invalid {schema} record: {problem}"[:500] if problem else ""
+            if reason:
+                journal.append(item_id, "failed", reason=reason)
+                failures[n] = {"item": item_id, "reason": reason}
+                log.warning("%s: item %s failed: %s", stage, item_id, reason)
+            else:
+                journal.append(item_id, "ok", record=record)
+                slots[n] = record
+            progress.step(failed=bool(reason), seconds=time.monotonic() - t0)
+
+        if execution.sequential or not pending:
+            for n, item_id, payload in pending:
+                call = item_task.with_options(task_run_name=f"{stage}-{item_id}")
+                settle(n, item_id, lambda: call(payload=payload, **bound), time.monotonic())
+        else:
+            _run_concurrently(stage, item_task, pending, bound, execution, settle, log)
         journal.close()
-    return StageResult(stage, records, failures, reused, time.monotonic() - started, journal.path)
+    records = [r for r in slots if r is not None]
+    ordered_failures = [failures[n] for n in sorted(failures)]
+    return StageResult(stage, records, ordered_failures, reused, time.monotonic() - started, journal.path)
+
+
+def _run_concurrently(stage: str, item_task: Any, pending: list[tuple[int, str, Any]], bound: dict[str, Any],
+                      execution: Execution, settle: Callable[..., None],
+                      log: logging.Logger | logging.LoggerAdapter) -> None:
+    """Submit every pending item to the execution's Prefect task runner; settle each as it finishes."""
+    from prefect.futures import as_completed
+
+    log.info("%s: %d items on %s", stage, len(pending), execution.describe())
+    with task_runner(execution) as runner:
+        submitted: dict[Any, tuple[int, str, float]] = {}
+        for n, item_id, payload in pending:
+            call = item_task.with_options(task_run_name=f"{stage}-{item_id}")
+            future = runner.submit(call, parameters={"payload": payload, **bound})
+            submitted[future] = (n, item_id, time.monotonic())
+        for future in as_completed(list(submitted)):
+            n, item_id, t0 = submitted.pop(future)
+            settle(n, item_id, lambda: future.result(raise_on_failure=True), t0)
+
+
+@dataclass
+class _Progress:
+    """Progress lines with an ETA, one per finished item."""
+
+    stage: str
+    total: int
+    reused: int
+    started: float
+    log: Any
+    finished: int = 0
+    failed: int = 0
+
+    def step(self, failed: bool, seconds: float) -> None:
+        """Count one finished item and log where the stage stands."""
+        self.finished += 1
+        self.failed += failed
+        n = self.reused + self.finished
+        elapsed = time.monotonic() - self.started
+        eta = elapsed / self.finished * (self.total - n)
+        self.log.info("%s: %d/%d done (%d reused, %d failed) item %.1fs, ETA %s",
+                      self.stage, n, self.total, self.reused, self.failed, seconds, _fmt(eta))
+
+
+STAGE_HEADLINE = ("items", "ok", "failed", "seconds")
 
 
 def write_summary(result: StageResult, **extra: Any) -> dict[str, Any]:

@@ -12,3 +12,7 @@ class LLMError(Exception):
         self.attempts = attempts
         super().__init__(f"LLM call for role {role!r} failed after {attempts} attempt(s): {reason}"
                          + (f" ({detail})" if detail else ""))
+
+    def __reduce__(self):  # type: ignore[no-untyped-def]
+        # Rebuilt from its fields, so it crosses processes (a Dask worker's failed item) intact.
+        return (type(self), (self.role, self.reason, self.detail, self.attempts))

@@ -24,10 +24,10 @@ def prompt(task: dict[str, Any]) -> str:
     return f"ITEM {task['id']}\nReflect on: {task['instructions'][0]}"
 
 
-@flow(name=STAGE)
-def driver_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
-    """Ask the LLM once per input task and write one reflection-shaped record per task."""
-    from flows.common import read_input, run_llm_stage
+def plan(params: dict[str, Any], policy: str) -> Any:
+    """The driver's items (one per input task) and its work: one chat call, one reflection-shaped record."""
+    from flows.common import read_input
+    from flows.items import Planned
 
     tasks = read_input(INPUT, "task", policy)
     items = [(t["id"], t) for t in tasks.records]
@@ -37,8 +37,19 @@ def driver_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
         return {"id": task["id"], "rollout_id": task["id"], "task_id": task["id"],
                 "phi": task["instructions"][0], "think": text}
 
-    return run_llm_stage(STAGE, params, ("llm",), items, work, OUTPUT, "reflection", (INPUT,),
-                         quarantined=len(tasks.rejected))
+    return Planned(items, work, quarantined=len(tasks.rejected))
+
+
+@flow(name=STAGE)
+def driver_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
+    """Ask the LLM once per input task and write one reflection-shaped record per task."""
+    from flows.common import run_llm_stage
+    from flows.items import StagePlan
+
+    recipe = StagePlan(plan, (params, policy))
+    planned = recipe()
+    return run_llm_stage(STAGE, params, ("llm",), planned.items, planned.work, OUTPUT, "reflection", (INPUT,),
+                         quarantined=planned.quarantined, plan=recipe)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -103,14 +103,75 @@ def write_rows(path: Path, rows: Iterable[dict[str, Any]]) -> None:
 
 
 def minimal_workspace(root: Path, endpoint_url: str, model: str, rows: list[dict[str, Any]], *, timeout: float = 1.0,
-                      retries: int = 1, max_failure_share: float = 0.5) -> Path:
+                      retries: int = 1, max_failure_share: float = 0.5, workers: int = 1,
+                      max_concurrency: int = 1) -> Path:
     """The smallest workspace the driver stage runs in: params.yaml (llm + pipeline) and data/tasks.jsonl."""
     root.mkdir(parents=True, exist_ok=True)
     params = {"llm": {"endpoint": endpoint_url, "model": model, "temperature": 0.0, "max_tokens": 32,
-                      "timeout": timeout, "retries": retries, "backoff": 0.01, "max_concurrency": 1},
-              "pipeline": {"on_bad_record": "fail", "max_failure_share": max_failure_share}}
+                      "timeout": timeout, "retries": retries, "backoff": 0.01, "max_concurrency": max_concurrency},
+              "pipeline": {"on_bad_record": "fail", "max_failure_share": max_failure_share, "workers": workers}}
     (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False), encoding="utf-8")
     write_rows(root / "data" / "tasks.jsonl", rows)
+    return root
+
+
+TIMINGS = ("seconds", "outside_llm_share")  # measured wall-clock fields of a rollout (metrics, llm, llm.roles.*)
+
+
+def without_timings(obj: Any) -> Any:
+    """A record without its measured wall-clock fields: all that two runs of the same episode may differ in."""
+    if isinstance(obj, dict):
+        return {k: without_timings(v) for k, v in obj.items() if k not in TIMINGS}
+    if isinstance(obj, list):
+        return [without_timings(v) for v in obj]
+    return obj
+
+
+def planner_answer(req: Request) -> str:
+    """Plausible, parseable answers for the planner's roles, told apart by the prompt's wording (deterministic:
+    the same prompt always gets the same answer, so runs compare byte for byte)."""
+    prompt = req.prompt
+    if "the value is" in prompt:
+        n = max(1, len(re.findall(r"^\s*\d+\.\s", prompt.split("Values:")[-1], re.M)) or 2)
+        return "\n".join(f"{i}. the value is 1/2" for i in range(1, n + 1))
+    if "object=" in prompt or "object_target" in prompt:
+        return "object=Apple parent=Fridge mrecep= toggle= state=none sliced=no two=no"
+    return "Navigation CounterTop; PickupObject Apple; Stop"
+
+
+def evaluate_workspace(root: Path, endpoint_url: str, model: str, *, per_type: int, types: Iterable[str] = TYPES,
+                       splits: Iterable[str] = ("valid_seen",), gt_per_type: int = 2, max_subgoals: int = 4,
+                       max_concurrency: int = 16) -> Path:
+    """A workspace where stage `evaluate` runs against the scripted endpoint: the project's params with every LLM
+    role sent to the endpoint, per_type tasks of each type per split, a gt pool written by the real gt_pool flow
+    (so a Prefect API must be reachable) and an empty hindsight pool."""
+    import contextlib
+
+    from flows.cmd_profile import endpoint_profile
+
+    types, splits = list(types), list(splits)
+    root.mkdir(parents=True, exist_ok=True)
+    params = yaml.safe_load((ROOT / "params.yaml").read_text(encoding="utf-8"))
+    scripted = endpoint_profile(params, endpoint_url, model)["llm"]
+    params["llm"].update(endpoint=scripted["endpoint"], model=scripted["model"], timeout=30, retries=1, backoff=0.01,
+                         max_concurrency=max_concurrency)
+    for role, over in scripted.get("roles", {}).items():
+        params["llm"]["roles"][role].update(over)
+    params["pools"].update(gt_split="train", gt_per_type=gt_per_type)
+    params["planner"].update(max_subgoals=max_subgoals)
+    params["evaluate"].update(splits=splits, per_type=per_type)
+    params["pipeline"].update(workers=1, task_runner="threads", dask_address=None)
+    (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False), encoding="utf-8")
+    rows = task_rows(gt_per_type, "train", types=types)
+    for split in splits:
+        rows += task_rows(per_type, split, types=types)
+    write_rows(root / "data" / "tasks.jsonl", rows)
+    (root / "data" / "pools").mkdir(parents=True, exist_ok=True)
+    (root / "data" / "pools" / "hindsight.jsonl").write_text("", encoding="utf-8")
+    from flows.gt_pool import gt_pool_flow
+
+    with contextlib.chdir(root):
+        gt_pool_flow(params, "fail")
     return root
 
 

@@ -1,0 +1,114 @@
+"""Scale-out: stage evaluate on a 2-worker Dask LocalCluster (prefect-dask) gives the records of threads."""
+from __future__ import annotations
+
+import pickle
+import shutil
+from pathlib import Path
+
+import pytest
+from prefect import flow
+
+from tests.fakes import ScriptedEndpoint
+from tests.reliability.harness import TABLE, evaluate_workspace, planner_answer, set_param, without_timings
+
+VARIANT = "hindsight"
+OUT = f"data/eval/{VARIANT}.jsonl"
+
+
+@flow(name="evaluate-items")
+def evaluate_items(params: dict, variant: str) -> dict:
+    """Stage evaluate's item phase exactly as evaluate_flow runs it (its plan, run_llm_stage, its output file),
+    without the metrics files written after it (another concern, tested with the pipeline)."""
+    from flows.common import GT_POOL, HINDSIGHT_POOL, TASKS, run_llm_stage
+    from flows.evaluate import SECTIONS, plan
+    from flows.items import StagePlan
+
+    recipe = StagePlan(plan, (params, variant, "fail"))
+    planned = recipe()
+    return run_llm_stage(f"evaluate-{variant}", params, SECTIONS, planned.items, planned.work, OUT, "rollout",
+                         (TASKS, GT_POOL, HINDSIGHT_POOL), quarantined=planned.quarantined, plan=recipe)
+
+
+def test_evaluate_on_dask_local_cluster_matches_threads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                        inproc_prefect: str) -> None:
+    from flows.params import load_params
+    from pools.jsonl import read_jsonl
+
+    secret = "sk-test-never-shipped-0123456789"
+    monkeypatch.setenv("OPENAI_API_KEY", secret)  # the workers inherit the environment; the payload must not carry it
+    with ScriptedEndpoint(planner_answer) as ep:
+        root = evaluate_workspace(tmp_path / "ws", ep.url, ep.model, per_type=2)
+        monkeypatch.chdir(root)
+        set_param(root, "pipeline.workers", 4)
+        threads = evaluate_items(load_params(), VARIANT)
+        expected = (root / OUT).read_bytes()
+        calls_threads = len(ep.requests)
+
+        shutil.rmtree(root / ".cache" / "llm")  # the workers must really call the endpoint
+        set_param(root, "pipeline.task_runner", "dask")
+        set_param(root, "pipeline.workers", 2)
+        dask = evaluate_items(load_params(), VARIANT)
+        got = (root / OUT).read_bytes()
+        calls_dask = len(ep.requests) - calls_threads
+
+    records = read_jsonl(root / OUT, "rollout").records
+    assert threads["ok"] == dask["ok"] == len(records) == 4 and dask["failed"] == 0
+    # Same records in the same order; rollouts carry measured wall-clock seconds, the one thing allowed to differ.
+    assert _records(got) == _records(expected), _first_difference(expected, got)
+    assert [r["id"] for r in _records(got)] == [r["id"] for r in _records(expected)]
+    # Each episode's `llm` block counts its own calls, not those of episodes running beside it.
+    assert sum(r["llm"]["calls"] - r["llm"]["cache_hits"] for r in records) == calls_dask == calls_threads > 0
+    assert "Dask" in dask["execution"]
+    TABLE.add("evaluate on Dask LocalCluster (2 workers)", trials=len(records), clear=True,
+              note=f"records identical to threads; {calls_dask} LLM calls made on the workers")
+
+
+def test_item_job_pickles_without_secrets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What a Dask task carries: a module-level build function by reference, params and digests, no key."""
+    from flows.evaluate import plan
+    from flows.items import ItemJob, StagePlan
+
+    secret = "sk-test-never-shipped-abcdef"
+    monkeypatch.setenv("OPENAI_API_KEY", secret)
+    params = {"llm": {"endpoint": "http://127.0.0.1:9/v1", "model": "m"}}
+    job = ItemJob("evaluate-x", StagePlan(plan, (params, VARIANT, "fail")), params["llm"], {"a": "0" * 64},
+                  str(tmp_path))
+    blob = pickle.dumps(job)
+    assert secret.encode() not in blob
+    assert len(blob) < 2_000  # plain data: the pools load on the worker, they are not shipped
+    back = pickle.loads(blob)
+    assert back.key == job.key and back.plan.build is plan
+
+
+def test_worker_refuses_inputs_that_differ_from_the_flows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker that sees other input files than the flow read (no shared filesystem) fails the item clearly."""
+    from flows.items import ItemJob, StagePlan, run_item
+    from tests.reliability import driver
+
+    (tmp_path / "params.yaml").write_text("{}\n")
+    (tmp_path / "data").mkdir()
+    (tmp_path / driver.INPUT).write_text("")
+    monkeypatch.chdir(tmp_path)
+    job = ItemJob("reldriver", StagePlan(driver.plan, ({}, "fail")), {"endpoint": "http://127.0.0.1:9/v1"},
+                  {driver.INPUT: "0" * 64}, "/elsewhere/ws")
+    with pytest.raises(RuntimeError, match=r"data/tasks.jsonl is not the file the flow read .* start the workers "
+                                           r"in the workspace /elsewhere/ws"):
+        run_item(job, {})
+
+
+def _records(data: bytes) -> list[dict]:
+    import json
+
+    return [without_timings(json.loads(line)) for line in data.splitlines()]
+
+
+def _first_difference(a: bytes, b: bytes) -> str:
+    """Where two JSONL outputs first differ: line and fields."""
+    import json
+
+    for n, (x, y) in enumerate(zip(a.splitlines(), b.splitlines()), start=1):
+        if x != y:
+            rx, ry = without_timings(json.loads(x)), without_timings(json.loads(y))
+            keys = sorted(k for k in rx.keys() | ry.keys() if rx.get(k) != ry.get(k))
+            return f"line {n} differs in {keys}: {[(k, rx.get(k), ry.get(k)) for k in keys][:3]}"
+    return f"lengths differ: {len(a.splitlines())} vs {len(b.splitlines())} lines"
