@@ -13,6 +13,8 @@ COMMAND_MODULES = (
     "flows.cmd_episode",
     "flows.cmd_stage",
     "flows.cmd_pools",
+    "flows.cmd_compare",
+    "flows.cmd_report",
     "flows.cmd_profile",
 )
 

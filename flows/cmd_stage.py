@@ -6,14 +6,14 @@ import importlib
 import logging
 import sys
 
-STAGES = ("tasks", "gt_pool", "collect", "reflect", "complete", "critic", "pool", "evaluate")
+STAGES = ("tasks", "gt_pool", "collect", "reflect", "complete", "critic", "pool", "evaluate", "compare", "report")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the `stage` sub-command."""
     p = sub.add_parser("stage", help="run one pipeline stage (as `dvc repro` does)")
     p.add_argument("name", choices=STAGES, help="stage name")
-    p.add_argument("item", nargs="?", help="foreach item (evaluate: the planner variant)")
+    p.add_argument("item", nargs="?", help="foreach item (evaluate: the planner variant; compare: A_vs_B)")
     p.add_argument("--on-bad-record", choices=("fail", "quarantine"), default=None,
                    help="what to do with input rows that break their schema (default: params.yaml, else fail)")
     p.set_defaults(func=_run)

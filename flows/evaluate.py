@@ -50,8 +50,14 @@ def evaluate_flow(params: dict[str, Any], variant: str, policy: str) -> dict[str
                             "rollout", (TASKS, GT_POOL, HINDSIGHT_POOL), quarantined=planned.quarantined,
                             plan=recipe)
     rollouts = read_jsonl(path(out), "rollout").records
-    # Headline numbers are the DVC metric (a readable `dvc metrics show`); the rest is a details file.
-    write_json(path(f"metrics/eval/{variant}.json"), headline(rollouts, params["evaluate"]["splits"]), "eval_metrics")
+    # The DVC metric: one small file per split (a readable `dvc metrics show`); the rest goes to a details file.
+    rows = headline(rollouts, params["evaluate"]["splits"])
+    metrics_dir = path(f"metrics/eval/{variant}")
+    for stale in metrics_dir.glob("*.json"):
+        if stale.stem not in rows:  # a split no longer evaluated
+            stale.unlink()
+    for split, row in rows.items():
+        write_json(metrics_dir / f"{split}.json", row, "eval_metrics")
     write_json(path(f"details/eval/{variant}.json"), details(variant, rollouts), "eval_details")
     atomic_write_text(path(f"plots/eval/{variant}.json"), json.dumps(sr_by_type_rows(variant, rollouts), indent=1) + "\n")
     return summary

@@ -34,7 +34,7 @@ class StageResult:
         return len(self.records) + len(self.failures)
 
     def summary(self, **extra: Any) -> dict[str, Any]:
-        """The stage's summary record (written to metrics/stages/<stage>.json)."""
+        """The stage's summary record (details/stages/<stage>.json; its headline is metrics/stages/<stage>.json)."""
         return {
             "stage": self.stage,
             "items": self.total,
@@ -215,10 +215,21 @@ class _Progress:
 STAGE_HEADLINE = ("items", "ok", "failed", "seconds")
 
 
+STAGE_HEADLINE = ("items", "ok", "failed", "seconds")
+
+
 def write_summary(result: StageResult, **extra: Any) -> dict[str, Any]:
-    """Write metrics/stages/<stage>.json (schema-checked) and return it."""
+    """Write the stage's summary (schema-checked) and return it.
+
+    details/stages/<stage>.json holds all of it (failures with reasons, reuse, LLM usage, ...);
+    metrics/stages/<stage>.json, the DVC metric, only the headline (items, ok, failed, seconds), so that
+    `dvc metrics show` stays readable.
+    """
     summary = result.summary(**extra)
-    write_json(project_dir() / "metrics" / "stages" / f"{result.stage}.json", summary, "stage_summary")
+    root = project_dir()
+    write_json(root / "details" / "stages" / f"{result.stage}.json", summary, "stage_summary")
+    write_json(root / "metrics" / "stages" / f"{result.stage}.json", {k: summary[k] for k in STAGE_HEADLINE},
+               "stage_metrics")
     return summary
 
 
@@ -232,7 +243,7 @@ def finish(result: StageResult, max_failure_share: float, commit: Callable[[], A
     if share > max_failure_share:
         # Keep the journal (a rerun retries only the failed items) and the previous outputs (no partial file).
         raise StageFailed(f"stage '{result.stage}': {len(result.failures)}/{result.total} items failed "
-                          f"({share:.0%} > allowed {max_failure_share:.0%}); see metrics/stages/{result.stage}.json")
+                          f"({share:.0%} > allowed {max_failure_share:.0%}); see details/stages/{result.stage}.json")
     if commit is not None:
         commit()  # before the journal goes: a kill in between resumes from the journal
     if result.journal_path:

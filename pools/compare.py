@@ -87,21 +87,6 @@ def compare(name_a: str, rollouts_a: Sequence[Row], name_b: str, rollouts_b: Seq
     }
 
 
-def headline(result: Mapping[str, Any]) -> dict[str, Any]:
-    """The metrics file of a comparison (metrics/compare/<A>_vs_<B>.json): task count, SR of each, the paired SR
-    difference with its interval, and McNemar's p (per split and type: details/compare/)."""
-    overall = result["all"]
-    return {
-        "tasks": result["tasks"],
-        "sr_a": overall["a"]["sr"],
-        "sr_b": overall["b"]["sr"],
-        "sr_diff": overall["sr_diff"],
-        "ci_low": overall["sr_diff_ci"][0],
-        "ci_high": overall["sr_diff_ci"][1],
-        "p": overall["mcnemar_p"],
-    }
-
-
 def to_text(result: Mapping[str, Any]) -> str:
     """A plain-text table of a comparison (what `hindsight compare` prints)."""
     a, b = result["a"], result["b"]

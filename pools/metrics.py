@@ -94,10 +94,11 @@ def adapter_accuracy(rollouts: Iterable[Row]) -> dict[str, float]:
 
 
 def llm_by_role(rollouts: Iterable[Row]) -> dict[str, dict[str, float]]:
-    """LLM calls, tokens and seconds per role, summed over episodes."""
+    """LLM calls, tokens and seconds per role, summed over episodes (llm.roles; llm.by_role holds calls only)."""
     roles: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     for r in rollouts:
-        for role, usage in (r["llm"].get("by_role") or {}).items():
+        usage_by_role = r["llm"].get("roles") or {k: {"calls": v} for k, v in (r["llm"].get("by_role") or {}).items()}
+        for role, usage in usage_by_role.items():
             for key, value in usage.items():
                 if isinstance(value, (int, float)) and not isinstance(value, bool):
                     roles[role][key] += value
@@ -114,20 +115,19 @@ def failure_reasons(rollouts: Iterable[Row], top: int = 20) -> dict[str, int]:
     return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:top])
 
 
-def headline(rollouts: list[Row], splits: Iterable[str]) -> dict[str, Any]:
-    """The metrics file of one variant (metrics/eval/<variant>.json): the numbers `dvc metrics show` lists.
+def headline(rollouts: list[Row], splits: Iterable[str]) -> dict[str, dict[str, Any]]:
+    """The DVC metrics of one variant, one row per split (metrics/eval/<variant>/<split>.json).
 
-    Episode count, SR / GC / PLW SR / PLW GC per split, and LLM calls and seconds per sub-goal; nothing else, so
-    that the table stays readable (details() holds the rest).
+    Episode count, SR, GC, PLW SR, PLW GC, LLM calls and wall seconds per planned sub-goal; nothing else, so that
+    `dvc metrics show` stays readable (short keys: every key is a column of its table). details() has the rest.
     """
     by_split = group_by(rollouts, lambda r: r["split"])
-    out: dict[str, Any] = {"episodes": len(rollouts)}
+    out: dict[str, dict[str, Any]] = {}
     for split in splits:
-        rates = alfred_rates(by_split.get(split, []))
-        out[split] = {k: rates[k] for k in HEADLINE_RATES}
-    c = cost(rollouts)
-    out["calls_per_subgoal"] = c["calls_per_subgoal"]
-    out["seconds_per_subgoal"] = c["seconds_per_subgoal"]
+        rows = by_split.get(split, [])
+        rates, c = alfred_rates(rows), cost(rows)
+        out[split] = {"episodes": rates["episodes"], **{k: rates[k] for k in HEADLINE_RATES},
+                      "calls/subgoal": c["calls_per_subgoal"], "s/subgoal": c["seconds_per_subgoal"]}
     return out
 
 

@@ -55,6 +55,20 @@ def load_pool(repo: Path, pool: str, rev: str, schema: str) -> tuple[list[dict[s
     return read_jsonl(tmp, schema).records, manifest
 
 
+def load_records(repo: Path, rel: str, rev: str, schema: str) -> list[dict[str, Any]]:
+    """Schema-checked records of a JSONL file (a DVC output) at `rev`; `workspace` reads the file on disk."""
+    if rev == WORKSPACE:
+        if not (repo / rel).exists():
+            raise VersionError(f"{rel} does not exist in the workspace: make it with `dvc repro`")
+        return read_jsonl(repo / rel, schema).records
+    sha = resolve_rev(repo, rev)
+    text = _dvc_read(repo, rel, sha, rev)
+    tmp = repo / ".cache" / "versions" / sha / rel
+    tmp.parent.mkdir(parents=True, exist_ok=True)
+    tmp.write_text(text, encoding="utf-8")
+    return read_jsonl(tmp, schema).records
+
+
 def _dvc_read(repo: Path, path: str, sha: str, rev: str) -> str:
     import dvc.api
     from dvc.exceptions import DvcException

@@ -66,6 +66,7 @@ class Project:
         params["relabel"].update(keep_unverified=True)
         params["planner"].update(max_subgoals=6)
         params["evaluate"].update(variants=["hindsight", "llm_planner", "expert"], splits=["valid_seen"], per_type=1)
+        params["evaluate"].update(compare=[{"a": "hindsight", "b": "llm_planner"}], bootstrap=1000)
         (path / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
         self.env = dict(os.environ, PATH=f"{BIN}:{os.environ['PATH']}", PREFECT_API_URL=prefect_url,
                         PREFECT_HOME=str(path / ".cache" / "prefect"), DVC_NO_ANALYTICS="1")

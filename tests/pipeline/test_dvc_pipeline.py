@@ -31,17 +31,19 @@ def ran_stages(output: str) -> set[str]:
 def test_repro_every_stage_then_only_downstream_of_a_critic_param(project) -> None:
     first = project.run("dvc", "repro")
     assert ran_stages(first.stdout) == {"tasks", "gt_pool", "collect", "reflect", "complete", "critic", "pool",
-                                        "evaluate@hindsight", "evaluate@llm_planner", "evaluate@expert"}
+                                        "evaluate@hindsight", "evaluate@llm_planner", "evaluate@expert",
+                                        "compare@0", "report"}
     for rel, schema in OUTPUTS.items():
         assert read_jsonl(project.path / rel, schema).records, rel
     gt = read_json(project.path / "data/pools/gt.manifest.json", "manifest")
     assert set(gt["by_task_type"]) == {"pick_and_place_simple", "pick_heat_then_place_in_recep"}
     assert gt["records"] > 0
-    expert = read_json(project.path / "metrics/eval/expert.json", "eval_metrics")
-    assert expert["all"]["sr"] == 1.0 and expert["all"]["episodes"] == 2
-    hs = read_json(project.path / "metrics/eval/hindsight.json", "eval_metrics")
-    assert hs["all"]["llm_calls_per_subgoal"] > 0
-    assert "valid_seen" in hs and set(hs["valid_seen"]["by_type"]) == set(gt["by_task_type"])
+    expert = read_json(project.path / "metrics/eval/expert/valid_seen.json", "eval_metrics")
+    assert expert["sr"] == 1.0 and expert["episodes"] == 2
+    hs = read_json(project.path / "metrics/eval/hindsight/valid_seen.json", "eval_metrics")
+    assert hs["calls/subgoal"] > 0
+    details = read_json(project.path / "details/eval/hindsight.json", "eval_details")
+    assert set(details["by_split"]["valid_seen"]["by_type"]) == set(gt["by_task_type"])
 
     assert "up to date" in project.run("dvc", "repro").stdout.lower() or not ran_stages(project.run("dvc", "status").stdout)
 
@@ -49,6 +51,7 @@ def test_repro_every_stage_then_only_downstream_of_a_critic_param(project) -> No
     second = ran_stages(project.run("dvc", "repro").stdout)
     # critic reruns; pool and evaluate rerun when what they read changed; nothing upstream ever does.
     assert "critic" in second
-    assert second <= {"critic", "pool", "evaluate@hindsight", "evaluate@llm_planner", "evaluate@expert"}
+    assert second <= {"critic", "pool", "evaluate@hindsight", "evaluate@llm_planner", "evaluate@expert", "compare@0",
+                      "report"}
     metrics = json.loads(project.run("dvc", "metrics", "show", "--json").stdout)
     assert metrics

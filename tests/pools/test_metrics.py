@@ -21,7 +21,8 @@ def episode(task_id: str, success: bool, met: int, total: int, expert_len: int, 
             "gc_met": met, "gc_total": total, "expert_len": expert_len,
             "plw": {"sr": w * success, "gc": w * met / total}, "steps": steps,
             "metrics": {"seconds": seconds, "stop_reason": "success" if success else "max_subgoals"},
-            "llm": {"calls": calls, "prompt_tokens": 10 * calls, "completion_tokens": calls, "seconds": seconds / 2}}
+            "llm": {"calls": calls, "prompt_tokens": 10 * calls, "completion_tokens": calls, "seconds": seconds / 2,
+                    "by_role": {"actor": calls}, "roles": {"actor": {"calls": calls, "seconds": seconds / 2}}}}
 
 
 # Four episodes. Per-episode GC means would give (1 + 1/4 + 2/3 + 0) / 4 = 0.4792; ALFRED sums conditions.
@@ -50,18 +51,20 @@ def test_alfred_rates_on_hand_made_episodes() -> None:
 def test_headline_per_split_and_cost() -> None:
     h = headline(EPISODES, ["valid_seen", "valid_unseen"])
     assert h == {
-        "episodes": 4,
-        # seen: a, b. SR 1/2; GC 3/6; PLW SR (0.5*4)/10; PLW GC (0.5*4 + 0.25*6)/10
-        "valid_seen": {"sr": 0.5, "gc": 0.5, "plw_sr": 0.2, "plw_gc": 0.35},
-        # unseen: c, d. SR 1/2; GC 3/6; PLW SR 10/15; PLW GC 10/15
-        "valid_unseen": {"sr": 0.5, "gc": 0.5, "plw_sr": 0.6667, "plw_gc": 0.6667},
-        "calls_per_subgoal": round(32 / 25, 3),      # 32 calls over 8+3+10+4 = 25 planned sub-goals
-        "seconds_per_subgoal": round(16 / 25, 3),    # 16 s of episode time
+        # seen: a, b. SR 1/2; GC 3/6; PLW SR (0.5*4)/10; PLW GC (0.5*4 + 0.25*6)/10; 22 calls, 11 s, 11 sub-goals
+        "valid_seen": {"episodes": 2, "sr": 0.5, "gc": 0.5, "plw_sr": 0.2, "plw_gc": 0.35,
+                       "calls/subgoal": 2.0, "s/subgoal": 1.0},
+        # unseen: c, d. SR 1/2; GC 3/6; PLW SR 10/15; PLW GC 10/15; 10 calls, 5 s, 14 sub-goals
+        "valid_unseen": {"episodes": 2, "sr": 0.5, "gc": 0.5, "plw_sr": 0.6667, "plw_gc": 0.6667,
+                         "calls/subgoal": round(10 / 14, 3), "s/subgoal": round(5 / 14, 3)},
     }
-    assert not violations(h, "eval_metrics")
+    for row in h.values():
+        assert not violations(row, "eval_metrics")
     c = cost(EPISODES)
+    assert c["calls_per_subgoal"] == round(32 / 25, 3) and c["seconds_per_subgoal"] == round(16 / 25, 3)
     assert c["subgoals_per_episode"] == 6.25 and c["failed_subgoals_per_episode"] == 1.0
     assert c["tokens_per_subgoal"] == round(32 * 11 / 25, 1) and c["llm_seconds_per_subgoal"] == 0.32
+    assert headline(EPISODES, ["valid_seen", "train"])["train"]["episodes"] == 0
 
 
 def test_details_and_plot_rows() -> None:
@@ -69,6 +72,7 @@ def test_details_and_plot_rows() -> None:
     assert not violations(d, "eval_details")
     assert d["by_split"]["valid_unseen"]["by_type"]["pick_heat_then_place_in_recep"]["plw_sr"] == 0.6667
     assert d["by_type"]["pick_and_place_simple"]["gc"] == 0.5
+    assert d["llm_by_role"] == {"actor": {"calls": 32, "seconds": 8.0}}
     assert d["failure_reasons"] == {"Apple not found": 4} and d["stop_reasons"] == {"max_subgoals": 2, "success": 2}
     rows = sr_by_type_rows("hindsight", EPISODES)
     assert [(r["task_type"], r["sr"]) for r in rows] == [("pick_and_place_simple", 0.5),

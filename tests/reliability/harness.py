@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 TYPES = ("pick_and_place_simple", "pick_heat_then_place_in_recep")
 OUT = "data/rel/out.jsonl"
-SUMMARY = "metrics/stages/reldriver.json"
+SUMMARY = "details/stages/reldriver.json"  # the full summary (metrics/stages/ holds its headline only)
 
 # What the client reports for each fault kind (LLMError.reason), or how the engine rejects the answer.
 REASON = {
@@ -214,7 +214,7 @@ def output_ids(root: Path, rel: str = OUT) -> list[str]:
 
 
 def summary(root: Path) -> dict[str, Any]:
-    """The driver's stage summary (metrics/stages/reldriver.json)."""
+    """The driver's stage summary (details/stages/reldriver.json)."""
     return json.loads((root / SUMMARY).read_text(encoding="utf-8"))
 
 
