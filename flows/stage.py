@@ -215,9 +215,6 @@ class _Progress:
 STAGE_HEADLINE = ("items", "ok", "failed", "seconds")
 
 
-STAGE_HEADLINE = ("items", "ok", "failed", "seconds")
-
-
 def write_summary(result: StageResult, **extra: Any) -> dict[str, Any]:
     """Write the stage's summary (schema-checked) and return it.
 
