@@ -16,20 +16,31 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("item", nargs="?", help="foreach item (evaluate: the planner variant; compare: A_vs_B)")
     p.add_argument("--on-bad-record", choices=("fail", "quarantine"), default=None,
                    help="what to do with input rows that break their schema (default: params.yaml, else fail)")
+    p.add_argument("-v", "--verbose", action="store_true",
+                   help="print tracebacks on the terminal too (they always go to .cache/logs/hindsight.log)")
     p.set_defaults(func=_run)
 
 
 def _run(args: argparse.Namespace) -> int:
+    from flows.logs import configure_logging
     from flows.params import ParamsError
     from flows.stage import StageFailed
     from pools.journal import StageBusy
     from pools.jsonl import RecordError
 
-    module = importlib.import_module(f"flows.{args.name}")
+    logfile = configure_logging(verbose=args.verbose)
+    log = logging.getLogger("hindsight")
     try:
+        module = importlib.import_module(f"flows.{args.name}")
         module.main(item=args.item, on_bad_record=args.on_bad_record)
     except (ParamsError, RecordError, StageBusy, StageFailed) as exc:
-        logging.getLogger("hindsight").error("%s", exc)
+        # The message says what to fix (file, line, field, schema path): one line; the traceback to the log.
+        log.error("stage %s failed: %s", args.name, exc, exc_info=exc, extra={"console": args.verbose})
         print(f"hindsight stage {args.name}: {exc}", file=sys.stderr)
+        return 1
+    except Exception as exc:  # noqa: BLE001 - unexpected: still one line here, the traceback in the log
+        log.error("stage %s crashed", args.name, exc_info=exc, extra={"console": args.verbose})
+        where = f" (traceback in {logfile})" if logfile and not args.verbose else ""
+        print(f"hindsight stage {args.name}: {type(exc).__name__}: {exc}{where}", file=sys.stderr)
         return 1
     return 0

@@ -59,12 +59,12 @@ def llm_client(params: dict[str, Any]):  # -> planner.llm.client.LLMClient (impo
     return LLMClient(LLMSettings.from_params(params["llm"]))
 
 
-def write_pool(name: str, records: Iterable[dict[str, Any]], used_params: dict[str, Any], model: str | None,
-               quarantined: int = 0) -> dict[str, Any]:
-    """Write data/pools/<name>.jsonl and its manifest; returns the manifest."""
+def write_pool(name: str, records: Iterable[dict[str, Any]], used_params: dict[str, Any],
+               models: dict[str, dict[str, str]] | None, quarantined: int = 0) -> dict[str, Any]:
+    """Write data/pools/<name>.jsonl and its manifest (`models`: role -> model that contributed); returns it."""
     rows = sorted(records, key=lambda r: r["id"])
     write_jsonl(path(f"data/pools/{name}.jsonl"), rows, "sample")
-    manifest = build_manifest(name, rows, "sample", used_params, model, quarantined)
+    manifest = build_manifest(name, rows, "sample", used_params, models, quarantined)
     write_json(path(f"data/pools/{name}.manifest.json"), manifest, "manifest")
     return manifest
 

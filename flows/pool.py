@@ -7,10 +7,13 @@ from typing import Any
 
 from prefect import flow, get_run_logger
 
-from flows.common import COMPLETIONS, CRITIC_SAMPLES, on_bad, path, read_input, write_pool
+from flows.common import COMPLETIONS, CRITIC_SAMPLES, ROLLOUTS, on_bad, path, read_input, write_pool
 from flows.params import load_params
 from flows.stage import StageResult, stage_lock, write_summary
 from pools.jsonl import atomic_write_text
+
+# The relabeling roles every hindsight pool comes from (stages reflect, complete, critic).
+RELABEL_ROLES = ("reflect", "complete", "critic_sample")
 
 
 def select(completions: list[dict[str, Any]], critics: list[dict[str, Any]], keep_unverified: bool
@@ -26,17 +29,39 @@ def select(completions: list[dict[str, Any]], critics: list[dict[str, Any]], kee
     return list(out.values())
 
 
+def rollout_roles(rollouts: list[dict[str, Any]]) -> list[str]:
+    """The LLM roles that made the practice rollouts, as their usage records them (e.g. adapter, actor_gt)."""
+    return sorted({role for r in rollouts for role, calls in (r["llm"].get("by_role") or {}).items() if calls})
+
+
+def role_models(llm: dict[str, Any], roles: list[str]) -> dict[str, dict[str, str]]:
+    """Role -> {model, endpoint kind, model id} under params `llm:` (the id holds no key and no credentials)."""
+    from planner.llm.client import model_id
+    from planner.llm.settings import LLMSettings
+
+    settings = LLMSettings.from_params(llm)
+    out: dict[str, dict[str, str]] = {}
+    for role in roles:
+        s = settings.for_role(role)
+        out[role] = {"model": s.model, "endpoint": "embedded" if s.is_embedded else "openai-compatible",
+                     "id": model_id(s)}
+    return out
+
+
 @flow(name="pool")
 def pool_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
-    """Write data/pools/hindsight.jsonl, its manifest and the pool-composition plot data."""
+    """Write data/pools/hindsight.jsonl, its manifest (with the model of every contributing role) and plot data."""
     log = get_run_logger()
     completions = read_input(COMPLETIONS, "completion", policy)
     critics = read_input(CRITIC_SAMPLES, "critic_sample", policy)
     keep = bool(params["relabel"]["keep_unverified"])
     records = select(completions.records, critics.records, keep)
     quarantined = len(completions.rejected) + len(critics.rejected)
-    used = {"relabel": {"keep_unverified": keep}, "llm": {"endpoint": params["llm"]["endpoint"]}}
-    manifest = write_pool("hindsight", records, used, params["llm"]["model"], quarantined)
+    # Who made what: the planner roles of the rollouts and the relabeling roles (the endpoint URL itself is not
+    # copied into the manifest: it may carry credentials; the model id keeps only host and path).
+    models = role_models(params["llm"], [*rollout_roles(read_input(ROLLOUTS, "rollout", policy).records),
+                                         *RELABEL_ROLES])
+    manifest = write_pool("hindsight", records, {"relabel": {"keep_unverified": keep}}, models, quarantined)
     rows = [{"task_type": t, "kind": k, "count": n}
             for (t, k), n in sorted(Counter((r["task_type"], r["kind"]) for r in records).items())]
     atomic_write_text(path("plots/pool_composition.json"), json.dumps(rows, indent=1) + "\n")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 from pools.ids import canonical_json
 from pools.schemas import schema_version
@@ -22,10 +22,13 @@ def build_manifest(
     records: list[dict[str, Any]],
     schema: str,
     params: dict[str, Any],
-    llm_model: str | None,
+    models: Mapping[str, Mapping[str, str]] | None = None,
     quarantined: int = 0,
 ) -> dict[str, Any]:
-    """Describe a pool: schema version, counts by kind and task type, verified share, hash, params, model."""
+    """Describe a pool: schema version, counts by kind and task type, verified share, hash, params, models.
+
+    `models` maps each LLM role that contributed to the pool to {model, endpoint, id} (empty: no LLM made it).
+    """
     verified = [r.get("verified", True) for r in records]
     return {
         "pool": pool,
@@ -37,6 +40,6 @@ def build_manifest(
         "verified_share": round(sum(verified) / len(verified), 4) if verified else 0.0,
         "content_sha256": content_hash(records),
         "params": params,
-        "llm_model": llm_model,
+        "models": {role: dict(models[role]) for role in sorted(models or {})},
         "quarantined": quarantined,
     }

@@ -419,6 +419,11 @@ def _response_format(s: LLMSettings, fmt: Mapping[str, Any]) -> dict[str, Any]:
     return fmt
 
 
+def model_id(settings: LLMSettings) -> str:
+    """Identifier of the model `settings` send calls to, for manifests (no key, no credentials, no query)."""
+    return _model_id(settings)
+
+
 def _model_id(s: LLMSettings) -> str:
     if s.is_embedded:
         from planner.llm.presets import preset
