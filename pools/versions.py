@@ -3,8 +3,10 @@ from __future__ import annotations
 
 import json
 import subprocess
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
+
+import yaml
 
 from pools.jsonl import read_json, read_jsonl
 
@@ -40,10 +42,15 @@ def load_pool(repo: Path, pool: str, rev: str, schema: str) -> tuple[list[dict[s
     """Records and manifest of `pool` at `rev` (`workspace` reads the files on disk)."""
     data_path, manifest_path = pool_paths(pool)
     if rev == WORKSPACE:
+        if not (repo / data_path).exists():
+            raise VersionError(f"the workspace holds no {pool} pool ({data_path} does not exist): "
+                               "make one with `dvc repro`")
         records = read_jsonl(repo / data_path, schema).records
         manifest = read_json(repo / manifest_path, "manifest") if (repo / manifest_path).exists() else None
         return records, manifest
     sha = resolve_rev(repo, rev)
+    if not recorded_at(repo, sha, data_path):
+        raise VersionError(no_pool_message(pool, data_path, rev, sha))
     text = _dvc_read(repo, data_path, sha, rev)
     try:
         manifest = json.loads(_dvc_read(repo, manifest_path, sha, rev))
@@ -53,6 +60,34 @@ def load_pool(repo: Path, pool: str, rev: str, schema: str) -> tuple[list[dict[s
     tmp.parent.mkdir(parents=True, exist_ok=True)
     tmp.write_text(text, encoding="utf-8")
     return read_jsonl(tmp, schema).records, manifest
+
+
+def no_pool_message(pool: str, path: str, rev: str, sha: str) -> str:
+    """Why a revision has no pool to compare, and how to make a version that has one."""
+    return (f"'{rev}' ({sha[:8]}) holds no {pool} pool: no dvc.lock (or .dvc file) committed there records "
+            f"{path}. After a first `dvc repro` nothing is committed yet, so there is no earlier version to compare "
+            "with. Make one: commit the run (`git add dvc.lock` and the .gitignore files `dvc repro` named, then "
+            "`git commit`), or run an experiment (`dvc exp run -n NAME`, then `hindsight pools diff NAME`).")
+
+
+def recorded_at(repo: Path, sha: str, path: str) -> bool:
+    """True if commit `sha` records `path`: tracked by git, by a .dvc file, or as an output in a dvc.lock."""
+    files = set(_git(repo, "ls-tree", "-r", "--name-only", sha).splitlines())
+    target = PurePosixPath(path)
+    holders = [target, *target.parents[:-1]]  # the file or a directory above it may be the tracked thing
+    if str(target) in files or any(f"{p}.dvc" in files for p in holders):
+        return True
+    for lock in (f for f in files if PurePosixPath(f).name == "dvc.lock"):
+        try:
+            stages = (yaml.safe_load(_git(repo, "show", f"{sha}:{lock}")) or {}).get("stages") or {}
+        except yaml.YAMLError:
+            return True  # unreadable lock: let DVC itself say what is wrong
+        base = PurePosixPath(lock).parent
+        outs = {base / o["path"] for st in stages.values() if isinstance(st, dict)
+                for o in st.get("outs") or [] if isinstance(o, dict) and "path" in o}
+        if any(p in outs for p in holders):
+            return True
+    return False
 
 
 def load_records(repo: Path, rel: str, rev: str, schema: str) -> list[dict[str, Any]]:

@@ -92,8 +92,8 @@ json.dump(build_manifest("gt", records, "sample", {{"pools": {{"n": n}}}}, None)
 '''
 
 
-def test_diff_against_a_dvc_experiment_by_name(tmp_path: Path) -> None:
-    repo = tmp_path / "exp"
+def pipeline_repo(repo: Path) -> Path:
+    """A git+DVC repo whose one stage writes the gt pool (params pools.n samples); nothing run yet."""
     repo.mkdir()
     root = str(Path(__file__).resolve().parents[2])
     (repo / "write_pool.py").write_text(WRITER.format(root=root))
@@ -102,8 +102,32 @@ def test_diff_against_a_dvc_experiment_by_name(tmp_path: Path) -> None:
         f"stages:\n  pool:\n    cmd: {sys.executable} write_pool.py\n    deps: [write_pool.py]\n"
         "    params: [pools.n]\n    outs: [data/pools/gt.jsonl, data/pools/gt.manifest.json]\n")
     for cmd in (["git", "init", "-q"], ["git", "config", "user.email", "t@example.com"],
-                ["git", "config", "user.name", "t"], ["dvc", "init", "-q"], ["dvc", "repro", "-q"],
-                ["git", "add", "-A"], ["git", "commit", "-qm", "base"],
+                ["git", "config", "user.name", "t"], ["dvc", "init", "-q"]):
+        sh(repo, *cmd)
+    return repo
+
+
+def test_first_run_not_committed_says_there_is_no_earlier_version(tmp_path: Path) -> None:
+    repo = pipeline_repo(tmp_path / "first")
+    sh(repo, "git", "add", "-A")
+    sh(repo, "git", "commit", "-qm", "code only")
+    with pytest.raises(VersionError, match=r"the workspace holds no gt pool .*`dvc repro`"):
+        load_pool(repo, "gt", "workspace", "sample")
+    sh(repo, "dvc", "repro", "-q")  # the first run: its dvc.lock is not committed yet
+    proc = run_diff(repo, "--pool", "gt")
+    assert proc.returncode == 2, proc.stdout
+    assert "'HEAD'" in proc.stderr and "holds no gt pool" in proc.stderr, proc.stderr
+    assert "dvc.lock" in proc.stderr and "git commit" in proc.stderr and "dvc exp run" in proc.stderr
+    assert "dvc pull" not in proc.stderr and "Traceback" not in proc.stderr
+    sh(repo, "git", "add", "dvc.lock", "data/pools/.gitignore")  # what the message says to do
+    sh(repo, "git", "commit", "-qm", "pool v1")
+    out = json.loads(run_diff(repo, "--pool", "gt", "--json").stdout)
+    assert out["unchanged"] == 2 and out["added"] == [] and out["removed"] == []
+
+
+def test_diff_against_a_dvc_experiment_by_name(tmp_path: Path) -> None:
+    repo = pipeline_repo(tmp_path / "exp")
+    for cmd in (["dvc", "repro", "-q"], ["git", "add", "-A"], ["git", "commit", "-qm", "base"],
                 ["dvc", "exp", "run", "-q", "-n", "more-samples", "-S", "pools.n=3"]):
         sh(repo, *cmd)
     # The workspace now holds the experiment's result; restore the baseline so the diff reads both through DVC.
