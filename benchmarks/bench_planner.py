@@ -1,9 +1,17 @@
-"""Planner cost per sub-goal, per variant: LLM calls, tokens, seconds, and the share of time spent outside the LLM.
+"""Planner quality and cost per variant on a fixed, seeded valid_unseen sample, with the params' models.
 
-    .venv/bin/python benchmarks/bench_planner.py [--model gemma3-270m] [--tasks 1] [--variants hindsight,...]
+    .venv/bin/python benchmarks/bench_planner.py [--per-type 4] [--variants hindsight,no_hindsight,...]
+        [--hindsight-pool data/pools/hindsight.jsonl] [--params params.yaml] [--out FILE] [--json]
 
-Runs each variant on the same tasks and seeds with a fresh response cache (so every call is paid), after warming
-the encoder and the server once. Target: time outside the LLM < 5% of an episode.
+The sample: `--per-type` tasks of each task type of `--split` (pools.select.stratified, seed world.seed), the same
+for every variant. The gt pool is drawn as the `gt_pool` stage draws it (params pools.*); the hindsight pool is read
+from `--hindsight-pool` when that file exists (else the hindsight actor has no examples and only Actor_gt plans).
+A fresh response cache (temporary folder) makes every call paid; the embedded server and the encoder are warmed
+before the timings. Prints per variant: SR and GC (ALFRED's definitions, pools/metrics.py) overall and per type,
+adapter accuracy per argument, the share of answers that were illegal or unparsable, LLM calls and seconds per
+sub-goal; and hindsight vs no_hindsight paired (2x2 table, McNemar's exact p) when both ran.
+Targets (issue 10): no_hindsight SR >= 25%, adapter object_target accuracy >= 90%, illegal share 0; exit 1 if a
+target of a variant that ran is missed.
 """
 from __future__ import annotations
 
@@ -14,95 +22,140 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-VARIANTS = ("hindsight", "no_hindsight", "no_adapter", "llm_planner", "expert")
+VARIANTS = ("hindsight", "no_hindsight", "no_adapter", "llm_planner")
+SR_TARGET = {"no_hindsight": 0.25}
+OBJECT_TARGET_ACC = 0.90
+
+
+def _quality(rollouts: list[dict[str, Any]]) -> dict[str, Any]:
+    from pools.metrics import adapter_accuracy, alfred_rates, cost, group_by
+
+    m = [r["metrics"] for r in rollouts]
+    actor_calls = sum(x.get("actor_calls", 0) for x in m)
+    return {
+        **{k: v for k, v in alfred_rates(rollouts).items() if k in ("episodes", "sr", "gc", "plw_sr", "plw_gc")},
+        "successes": sum(bool(r["success"]) for r in rollouts),
+        "by_type": {t: {"sr": alfred_rates(g)["sr"], "gc": alfred_rates(g)["gc"], "episodes": len(g)}
+                    for t, g in group_by(rollouts, lambda r: r["task_type"]).items()},
+        "adapter_accuracy": adapter_accuracy(rollouts),
+        "actor_illegal_share": round(sum(x.get("actor_illegal", 0) for x in m) / actor_calls, 4)
+        if actor_calls else None,
+        "no_proposal_steps": sum(x.get("no_proposal", 0) for x in m),
+        "adapter_unparsed": sum(x.get("adapter_unparsed", 0) for x in m),
+        "critic_unparsed": sum(x.get("critic_unparsed", 0) for x in m),
+        "stop_reasons": {k: sum(1 for x in m if x.get("stop_reason") == k) for k in sorted({x.get("stop_reason")
+                                                                                           for x in m})},
+        **cost(rollouts),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--model", default="gemma3-270m", help="embedded preset (or the endpoint's model)")
-    ap.add_argument("--endpoint", default="embedded")
+    ap.add_argument("--params", default="params.yaml")
     ap.add_argument("--variants", default=",".join(VARIANTS))
-    ap.add_argument("--tasks", type=int, default=1, help="valid_seen tasks (pick_and_place_simple first)")
-    ap.add_argument("--k", type=int, default=3, help="examples per prompt")
-    ap.add_argument("--max-subgoals", type=int, default=6)
-    ap.add_argument("--gt-per-type", type=int, default=2)
-    ap.add_argument("--json", action="store_true", help="print the rows as JSON")
+    ap.add_argument("--per-type", type=int, default=4, help="tasks per task type (the same for every variant)")
+    ap.add_argument("--split", default="valid_unseen")
+    ap.add_argument("--types", default="", help="comma-separated task types (default: all seven)")
+    ap.add_argument("--hindsight-pool", default="data/pools/hindsight.jsonl")
+    ap.add_argument("--max-subgoals", type=int, default=None, help="override planner.max_subgoals")
+    ap.add_argument("--out", default=None, help="also write every figure and episode row as JSON here")
+    ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
 
+    from flows.env import configure
+    configure()
+    from flows.params import load_params
     from household.tasks import load_tasks
     from planner.config import PlannerConfig
     from planner.examples import ExamplePools
-    from planner.llm import LLMClient, LLMSettings
+    from planner.gt import draw_gt_pool
+    from flows.common import llm_client
     from planner.loop import run_episode
-    from planner.relabel import build_gt_critic_samples, build_gt_samples
     from planner.retrieval import get_encoder
-    from pools.records import Sample
+    from pools.compare import compare
+    from pools.jsonl import read_jsonl
+    from pools.records import CriticSample, Sample
     from pools.select import stratified
 
-    train = load_tasks("train")
-    rows = stratified([{"id": t.id, "split": "train", "task_type": t.task_type} for t in train], args.gt_per_type, 0)
-    by_id = {t.id: t for t in train}
-    chosen = [by_id[r["id"]] for r in rows]
-    gt = build_gt_samples(chosen, seed=0)
-    # Stand-in hindsight pool (the other half of the gt draw, relabeled): the benchmark measures cost, not quality.
-    hind = [Sample.new(**{**{k: v for k, v in s.to_dict().items() if k != "id"}, "kind": "hindsight",
-                          "source": "bench"}) for s in gt[1::2]]
-    pools = ExamplePools(gt=gt[0::2], hind=hind, critic=build_gt_critic_samples(chosen, gt, seed=0))
-    valid = load_tasks("valid_seen")
-    tasks = sorted(valid, key=lambda t: (t.task_type != "pick_and_place_simple", t.task_type))
-    picked, seen_types = [], set()
-    for t in tasks:  # one per type, simple first
-        if t.task_type not in seen_types:
-            seen_types.add(t.task_type)
-            picked.append(t)
-    picked = picked[: args.tasks]
-
-    get_encoder()  # warm-up outside the timings: the encoder loads once per process...
-    for kind in ("gt", "hind", "critic", "critic_gt"):  # ...and each pool's kNN index is built once per stage
+    params = load_params(args.params)
+    seed = int(params["world"]["seed"])
+    train = [{"id": t.id, "split": t.split, "task_type": t.task_type} for t in load_tasks("train")]
+    gt, critic = draw_gt_pool(train, int(params["pools"]["gt_per_type"]), seed, split=params["pools"]["gt_split"],
+                              navigation=str(params["pools"].get("gt_navigation", "object")))
+    hind: list[Sample] = []
+    hpath = Path(args.hindsight_pool)
+    if hpath.exists():
+        rows = read_jsonl(hpath, "sample").records
+        hind = [Sample.from_dict(r) for r in rows if r["kind"] == "hindsight"]
+        critic += [CriticSample.from_dict(r) for r in rows if r["kind"] == "critic"]
+    pools = ExamplePools(gt=gt, hind=hind, critic=critic)
+    tasks = load_tasks(args.split)
+    types = set(filter(None, args.types.split(",")))
+    rows = [{"id": t.id, "split": t.split, "task_type": t.task_type} for t in tasks
+            if not types or t.task_type in types]
+    by_id = {t.id: t for t in tasks}
+    picked = [by_id[r["id"]] for r in stratified(rows, args.per_type, seed, split=args.split)]
+    get_encoder()  # warm-up outside the timings
+    for kind in ("gt", "hind", "critic", "critic_gt"):
         pools.retrieve(kind, "warm-up", 1)
-    settings = LLMSettings(endpoint=args.endpoint, model=args.model, timeout=300, retries=1)
-    out = []
-    with tempfile.TemporaryDirectory() as cache, LLMClient(settings, cache_dir=Path(cache)) as client:
+    overrides = {"max_subgoals": args.max_subgoals} if args.max_subgoals else {}
+    results: dict[str, Any] = {}
+    episodes: dict[str, list[dict[str, Any]]] = {}
+    with tempfile.TemporaryDirectory() as cache, \
+            llm_client(params, cache_dir=Path(cache)) as client:
         client.complete("actor", "warm-up", max_tokens=1)  # start the server outside the timings
         for variant in args.variants.split(","):
-            cfg = PlannerConfig(variant=variant, k=args.k, max_subgoals=args.max_subgoals)
-            tot = {"subgoals": 0, "calls": 0, "tokens": 0, "llm_s": 0.0, "wall_s": 0.0, "success": 0, "by_role": {}}
-            for task in picked:
-                t0 = time.perf_counter()
-                r = run_episode(task, variant, pools, client if variant != "expert" else None, cfg)
-                tot["wall_s"] += time.perf_counter() - t0
-                tot["subgoals"] += len(r.steps)
-                tot["calls"] += r.llm["calls"]
-                tot["tokens"] += r.llm["prompt_tokens"] + r.llm["completion_tokens"]
-                tot["llm_s"] += r.llm["seconds"]
-                tot["success"] += r.success
-                for role, n in r.llm["by_role"].items():
-                    tot["by_role"][role] = tot["by_role"].get(role, 0) + n
-            n = max(tot["subgoals"], 1)
-            out.append({"variant": variant, "episodes": len(picked), "success": tot["success"],
-                        "subgoals": tot["subgoals"], "calls_per_subgoal": round(tot["calls"] / n, 2),
-                        "tokens_per_subgoal": round(tot["tokens"] / n, 1),
-                        "llm_s_per_subgoal": round(tot["llm_s"] / n, 2),
-                        "wall_s_per_subgoal": round(tot["wall_s"] / n, 3),
-                        "outside_llm_share": round((tot["wall_s"] - tot["llm_s"]) / tot["wall_s"], 4)
-                        if tot["wall_s"] > 0 and tot["calls"] else None,
-                        "calls_by_role_per_subgoal": {k: round(v / n, 2) for k, v in sorted(tot["by_role"].items())}})
+            cfg = PlannerConfig.from_params(params, variant=variant, **overrides)
+            t0 = time.perf_counter()
+            eps = []
+            for i, task in enumerate(picked, 1):
+                r = run_episode(task, variant, pools, client, cfg)
+                eps.append(r.to_dict())
+                print(f"{variant} {i}/{len(picked)} {task.task_type}: success={r.success} gc={r.gc:.2f} "
+                      f"steps={len(r.steps)} stop={r.metrics['stop_reason']}", file=sys.stderr, flush=True)
+            episodes[variant] = eps
+            results[variant] = {**_quality(eps), "wall_seconds": round(time.perf_counter() - t0, 1)}
+    paired = None
+    if "hindsight" in episodes and "no_hindsight" in episodes:
+        c = compare("hindsight", episodes["hindsight"], "no_hindsight", episodes["no_hindsight"], samples=2000)
+        paired = {"tasks": c["tasks"], **{k: c["all"][k] for k in ("a", "b", "sr_diff", "sr_diff_ci", "gc_diff",
+                                                                     "table", "mcnemar_p")}}
+    out = {"split": args.split, "per_type": args.per_type, "tasks": len(picked), "seed": seed,
+           "models": {r: client.model_id_for(r) for r in ("adapter", "actor", "critic")},
+           "gt_examples": len(gt), "hindsight_examples": len(hind), "variants": results, "paired": paired}
+    if args.out:
+        Path(args.out).write_text(json.dumps({**out, "episodes": episodes}, indent=1) + "\n")
     if args.json:
         print(json.dumps(out, indent=1))
-        return 0
-    print(f"model {args.model}, k={args.k}, {len(picked)} task(s), max {args.max_subgoals} sub-goals, cold cache")
-    print(f"{'variant':13s} {'sub-goals':>9s} {'calls/sg':>9s} {'tok/sg':>8s} {'llm s/sg':>9s} {'wall s/sg':>10s} "
-          f"{'outside LLM':>12s}  calls by role per sub-goal")
-    for row in out:
-        share = "-" if row["outside_llm_share"] is None else f"{row['outside_llm_share']:.1%}"
-        print(f"{row['variant']:13s} {row['subgoals']:9d} {row['calls_per_subgoal']:9.2f} "
-              f"{row['tokens_per_subgoal']:8.1f} {row['llm_s_per_subgoal']:9.2f} {row['wall_s_per_subgoal']:10.3f} "
-              f"{share:>12s}  {row['calls_by_role_per_subgoal']}")
-    return 0
+    else:
+        print(f"{args.split}: {len(picked)} tasks ({args.per_type} per type, seed {seed}), one run, cold cache; "
+              f"models {out['models']}; {len(gt)} gt / {len(hind)} hindsight examples")
+        print(f"{'variant':13s} {'SR':>9s} {'GC':>6s} {'obj acc':>8s} {'illegal':>8s} {'calls/sg':>9s} "
+              f"{'s/sg':>6s}  SR by type")
+        for v, q in results.items():
+            acc = q["adapter_accuracy"].get("object_target")
+            ill = q["actor_illegal_share"]
+            print(f"{v:13s} {q['successes']:>3d}/{q['episodes']:<2d}{q['sr']:>4.0%} {q['gc']:6.2f} "
+                  f"{'-' if acc is None else f'{acc:.0%}':>8s} {'-' if ill is None else f'{ill:.1%}':>8s} "
+                  f"{q['calls_per_subgoal']:9.2f} {q['seconds_per_subgoal']:6.1f}  "
+                  + " ".join(f"{t.split('_')[1]}={x['sr']:.0%}" for t, x in q["by_type"].items()))
+        if paired:
+            t = paired["table"]
+            print(f"hindsight vs no_hindsight on {paired['tasks']} tasks: SR {paired['a']['sr']:.0%} vs "
+                  f"{paired['b']['sr']:.0%} (diff {paired['sr_diff']:+.0%}, 95% CI {paired['sr_diff_ci']}); "
+                  f"both {t['both']}, only hindsight {t['only_a']}, only no_hindsight {t['only_b']}, neither "
+                  f"{t['neither']}; McNemar exact p = {paired['mcnemar_p']:.3f}")
+    missed = [v for v, target in SR_TARGET.items() if v in results and results[v]["sr"] < target]
+    missed += [v for v, q in results.items() if q["adapter_accuracy"].get("object_target", 1.0) < OBJECT_TARGET_ACC]
+    missed += [v for v, q in results.items() if (q["actor_illegal_share"] or 0) > 0]
+    if missed:
+        print(f"TARGETS MISSED by: {sorted(set(missed))}", file=sys.stderr)
+    return 1 if missed else 0
 
 
 if __name__ == "__main__":

@@ -99,10 +99,9 @@ def main(argv: list[str] | None = None) -> int:
     practice = practice_samples([s.to_dict() for s in gt], per_type)
     cache = tempfile.mkdtemp(prefix="bench-relabel-")
     params = {**params, "llm": dict(params["llm"])}
-    from planner.llm.client import LLMClient
-    from planner.llm.settings import LLMSettings
+    from flows.common import llm_client
 
-    client = LLMClient(LLMSettings.from_params(params["llm"]), cache_dir=Path(cache))
+    client = llm_client(params, cache_dir=Path(cache))
     started = time.perf_counter()
     try:
         if args.rollouts:

@@ -69,3 +69,8 @@ def accepts(receptacle: str, obj: str) -> bool:
 def place_class(name: str) -> str:
     """Map a receptacle alias to the class the world uses as a place (Sink -> SinkBasin)."""
     return PLACE_ALIASES.get(name, name)
+
+
+def class_words(cls: str) -> str:
+    """An ALFRED class in lower-case words: 'DiningTable' -> 'dining table', 'TVStand' -> 'tv stand'."""
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", " ", cls).lower()

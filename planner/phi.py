@@ -3,19 +3,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from planner.prompting import humanize
+from household.ontology import class_words
 
 _STATE_VERB = {"clean": "clean", "heat": "heat", "cool": "cool"}
 
 
 def phi(task_type: str, args: dict[str, Any]) -> str:
     """Return a plain instruction built only from the task type and its seven arguments (deterministic)."""
-    obj = humanize(args.get("object_target") or "object")
+    obj = class_words(args.get("object_target") or "object")
     if args.get("object_sliced"):
         obj = f"sliced {obj}"
-    parent = humanize(args.get("parent_target") or "")
-    mrecep = humanize(args.get("mrecep_target") or "")
-    toggle = humanize(args.get("toggle_target") or "")
+    parent = class_words(args.get("parent_target") or "")
+    mrecep = class_words(args.get("mrecep_target") or "")
+    toggle = class_words(args.get("toggle_target") or "")
     state = str(args.get("object_state") or "none")
     where = f" in the {parent}" if parent else ""
     if task_type == "pick_two_obj_and_place" or args.get("two_objects"):

@@ -93,13 +93,3 @@ def state_block(instruction: str, seen: Sequence[str], args: dict[str, Any] | No
 def done_prefix(done: Sequence[str]) -> str:
     """The plan so far, written so the model continues it (' A; B;' or '' when nothing is done)."""
     return (" " + format_plan(list(done)) + ";") if done else ""
-
-
-def humanize(cls: str) -> str:
-    """'DiningTable' -> 'dining table' (for phi)."""
-    out = []
-    for i, ch in enumerate(cls):
-        if ch.isupper() and i and not cls[i - 1].isupper():
-            out.append(" ")
-        out.append(ch.lower())
-    return "".join(out)

@@ -19,6 +19,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
+from household.ontology import class_words
 from planner.llm.paths import embeddings_dir
 
 log = logging.getLogger(__name__)
@@ -236,14 +237,10 @@ def humanize(text: str) -> str:
     if not tokens:
         return ""
     verb = _VERB_WORDS.get(tokens[0].lower())
-    args = [_split_camel(t) for t in (tokens[1:] if verb else tokens)]
+    args = [class_words(t) for t in (tokens[1:] if verb else tokens)]
     if verb == "put" and len(args) == 2:
         return f"put {args[0]} in {args[1]}"
     return " ".join(([verb] if verb else []) + args)
-
-
-def _split_camel(word: str) -> str:
-    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", " ", word).lower()
 
 
 class SubgoalMapper:
