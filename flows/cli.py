@@ -44,7 +44,15 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
-    return int(args.func(args) or 0)
+    from flows.shutdown import Terminated, exit_code, sigterm_as_interrupt
+
+    # SIGTERM unwinds like Ctrl-C: `finally` and atexit stop every server this process started.
+    try:
+        with sigterm_as_interrupt():
+            return int(args.func(args) or 0)
+    except KeyboardInterrupt as exc:
+        print(f"hindsight: {'terminated' if isinstance(exc, Terminated) else 'interrupted'}", file=sys.stderr)
+        return exit_code(exc)
 
 
 if __name__ == "__main__":

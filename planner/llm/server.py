@@ -4,6 +4,10 @@
 (pid + port + model, confirmed by a health request) when there is one, else a child process started for
 this process and stopped when it exits. `hindsight llm serve` runs the same server in the foreground so
 several stages share one warm server (and its prompt-prefix cache).
+
+Ownership: a server belongs to the process that started it; others only borrow it through the state file.
+The owner stops it at exit (atexit), and the server watches its owner and stops itself within about a
+second once the owner is gone, however it ended (SIGTERM, SIGKILL): nothing outlives its owner.
 """
 from __future__ import annotations
 
@@ -149,18 +153,24 @@ class EmbeddedServer:
         self._proc = subprocess.Popen(cmd, stdout=logfile, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                       env=env, start_new_session=True)
         logfile.close()
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self._proc.poll() is not None:
-                raise RuntimeError(f"embedded {self.model} server exited with {self._proc.returncode}; "
-                                   f"see {log_path(self.model, self.cache_dir)}:\n{_tail(log_path(self.model, self.cache_dir))}")
-            if healthy(self.base_url, self.model, timeout=1.0):
-                log.info("embedded %s server ready at %s (pid %s)", self.model, self.base_url, self._proc.pid)
-                return self.base_url
-            time.sleep(0.2)
-        self.stop()
-        raise RuntimeError(f"embedded {self.model} server not healthy after {timeout:.0f} s; "
-                           f"see {log_path(self.model, self.cache_dir)}")
+        try:
+            deadline = time.monotonic() + timeout
+            while time.monotonic() < deadline:
+                if self._proc.poll() is not None:
+                    raise RuntimeError(f"embedded {self.model} server exited with {self._proc.returncode}; "
+                                       f"see {log_path(self.model, self.cache_dir)}:\n"
+                                       f"{_tail(log_path(self.model, self.cache_dir))}")
+                if healthy(self.base_url, self.model, timeout=1.0):
+                    log.info("embedded %s server ready at %s (pid %s)", self.model, self.base_url, self._proc.pid)
+                    return self.base_url
+                time.sleep(0.2)
+            raise RuntimeError(f"embedded {self.model} server not healthy after {timeout:.0f} s; "
+                               f"see {log_path(self.model, self.cache_dir)}")
+        except BaseException:
+            # Not yet registered as owned (atexit would miss it): a failed or interrupted start
+            # (Ctrl-C, SIGTERM raised as an exception) stops the child here.
+            self.stop()
+            raise
 
     def state(self) -> ServerState:
         """State to announce for reuse by other processes."""
@@ -213,8 +223,8 @@ def ensure_server(model: str, options: ServerOptions = ServerOptions(), cache_di
                 mine.stop()
             server = EmbeddedServer(model, options, cache_dir)
             url = server.start()
+            _owned[key] = server  # owned first: stopped at exit even if announcing it fails
             _write_state(state_path(model, cache_dir), server.state())
-            _owned[key] = server
             return url
 
 
