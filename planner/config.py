@@ -15,6 +15,9 @@ PLANNER_DEFAULTS: dict[str, Any] = {
     "reuse_plans": True,         # an actor writes a short plan; deeper expansions on its own path reuse it (saves calls)
     "plan_steps": 3,             # steps an actor writes per call (>= depth+1 so its plan covers the look-ahead)
     "max_subgoals": 32,          # episode cap on planned sub-goals (ALFRED's own limits in world: still apply)
+    "max_idle": 6,               # ours: stop after this many sub-goals in a row that lead only back to observed
+                                 # states (wandering between known places, switching a lamp on and off); 0 = never
+                                 # (paper: only ALFRED's limits and the sub-goal cap end an episode)
     "max_repeat_fails": 3,       # stop when the same sub-goal fails with the same reason this many times
     "avoid_repeats": True,       # don't re-propose a sub-goal that failed since the last success (unless nothing else)
     "retry_samples": 1,          # ...and when an actor proposes only those, sampled calls (each one call) for another
@@ -71,6 +74,7 @@ class PlannerConfig:
     plan_steps: int = PLANNER_DEFAULTS["plan_steps"]
     max_subgoals: int = PLANNER_DEFAULTS["max_subgoals"]
     max_repeat_fails: int = PLANNER_DEFAULTS["max_repeat_fails"]
+    max_idle: int = PLANNER_DEFAULTS["max_idle"]
     avoid_repeats: bool = PLANNER_DEFAULTS["avoid_repeats"]
     retry_samples: int = PLANNER_DEFAULTS["retry_samples"]
     adapter_every_step: bool = PLANNER_DEFAULTS["adapter_every_step"]

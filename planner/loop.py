@@ -4,7 +4,8 @@ Failure rule (explicit): a sub-goal failed when the world reports `ok=False`; th
 identical (sub-goal, reason) failures are counted; the episode stops when one repeats `max_repeat_fails` times,
 on `Stop`, on success, at the world's limits (ALFRED's failed-action and step budgets), or after `max_subgoals`.
 A step where no actor gave a legal sub-goal counts as a failure of the planner (recorded with reason
-'no legal proposal'); `max_repeat_fails` of them in a row end the episode.
+'no legal proposal'); `max_repeat_fails` of them in a row end the episode. `max_idle` sub-goals in a row that only
+lead back to states already observed (place, hands, objects seen and their states) end it too ('no_progress').
 """
 from __future__ import annotations
 
@@ -195,6 +196,8 @@ def run_episode(task: Task, variant: str, pools: ExamplePools, client: Any, cfg:
     done: list[str] = []
     failed: list[str] = []
     trace: list[str] = []  # every executed sub-goal, failed ones with the world's reason inline (prompt form)
+    visited: set[str] = {env.observe().text()}  # observed states so far (for the no-progress rule)
+    idle = 0
     last_failed = False
     no_prop_streak = 0
     last_pred: dict[str, Any] = {}
@@ -270,6 +273,14 @@ def run_episode(task: Task, variant: str, pools: ExamplePools, client: Any, cfg:
         _notify(on_step, index, obs, pred, result, rec)
         if not sr.ok and fail_counts[key] >= cfg.max_repeat_fails:
             stop_reason = "repeat_fail"
+            break
+        # What the agent observes after the step (place, hands, every object seen with its state): a step that
+        # leads back to a state it has already been in made no progress; too many in a row end the episode.
+        state = env.observe().text()
+        idle = idle + 1 if state in visited else 0
+        visited.add(state)
+        if planner is not None and cfg.max_idle and idle >= cfg.max_idle:
+            stop_reason = "no_progress"
             break
     if env.done:  # 'success', 'stop', 'max_fails' or 'max_steps' (the world's own verdict wins)
         stop_reason = env.done_reason

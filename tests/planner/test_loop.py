@@ -89,3 +89,24 @@ def test_a_sub_goal_that_just_failed_is_not_chosen_again(task, pools, tmp_path):
         r = run_episode(task, "no_hindsight", pools, client, PlannerConfig(k=2, width=1, max_subgoals=2,
                                                                            legal_actions=False))
     assert [(s.subgoal, s.ok) for s in r.steps] == [("PutObject Book SideTable", False), ("Navigation Bed", True)]
+
+
+def test_wandering_between_known_places_ends_the_episode(task, pools, tmp_path):
+    # The actor walks to the bed, then the side table, then back and forth: after two new states every step leads
+    # back to a state already observed, and `max_idle` such steps in a row end the episode.
+    def answer(request):
+        if request.prompt.startswith("Read each"):
+            return " object=Book parent=SideTable"
+        n = request.prompt.rsplit("Plan:", 1)[1].count(";")
+        return " Navigation Bed" if n % 2 == 0 else " Navigation SideTable"
+
+    with ScriptedEndpoint(answer) as ep, llm_client.LLMClient(ep.settings(), cache_dir=tmp_path) as client:
+        cfg = PlannerConfig(k=2, width=1, max_subgoals=30, max_idle=4, legal_actions=False)
+        r = run_episode(task, "no_hindsight", pools, client, cfg)
+    assert r.metrics["stop_reason"] == "no_progress"
+    assert [s.subgoal for s in r.steps][:2] == ["Navigation Bed", "Navigation SideTable"]
+    assert len(r.steps) <= 2 + 4 + 2  # a couple of new states, then at most max_idle idle steps
+    with ScriptedEndpoint(answer) as ep, llm_client.LLMClient(ep.settings(), cache_dir=tmp_path / "b") as client:
+        r = run_episode(task, "no_hindsight", pools, client, PlannerConfig(k=2, width=1, max_subgoals=12,
+                                                                           max_idle=0, legal_actions=False))
+    assert r.metrics["stop_reason"] == "max_subgoals" and len(r.steps) == 12
