@@ -6,15 +6,15 @@ from typing import Any
 from prefect import flow
 
 from flows.common import GT_POOL, ROLLOUTS, on_bad, read_input, run_llm_stage, subset
+from flows.items import Planned, StagePlan
 from flows.params import load_params, section
 from pools.select import practice_samples
 
 SECTIONS = ("world", "llm", "retrieval", "planner", "collect")
 
 
-@flow(name="collect")
-def collect_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
-    """Run the planner on each practice task with its own gt sample left out; write the rollouts."""
+def plan(params: dict[str, Any], policy: str) -> Planned:
+    """The items of stage `collect` and how to run one (rebuilt from params and files on a Dask worker)."""
     from household.tasks import get_task
     from planner.config import PlannerConfig
     from planner.examples import ExamplePools
@@ -28,8 +28,16 @@ def collect_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
     def work(client: Any, sample: dict[str, Any]) -> dict[str, Any]:
         return collect_rollout(get_task(sample["task_id"]), pools, client, cfg, leave_out=sample["id"]).to_dict()
 
-    return run_llm_stage("collect", params, SECTIONS, items, work, ROLLOUTS, "rollout", (GT_POOL,),
-                         quarantined=len(gt.rejected))
+    return Planned(items, work, quarantined=len(gt.rejected))
+
+
+@flow(name="collect")
+def collect_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
+    """Run the planner on each practice task with its own gt sample left out; write the rollouts."""
+    recipe = StagePlan(plan, (params, policy))
+    planned = recipe()
+    return run_llm_stage("collect", params, SECTIONS, planned.items, planned.work, ROLLOUTS, "rollout",
+                         (GT_POOL,), quarantined=planned.quarantined, plan=recipe)
 
 
 def main(item: str | None = None, on_bad_record: str | None = None) -> None:

@@ -104,6 +104,8 @@ def run_llm_stage(
     if execution.remote and plan is None:
         raise ParamsError(f"stage '{stage}' cannot run on Dask (its items are not described by a StagePlan); "
                           "use pipeline.task_runner: threads")
+    import openai  # noqa: F401 - its first import takes seconds: here, not inside the first wave of items
+
     # One lock over items, outputs and summary: a second run of the stage refuses, never interleaves its writes.
     with stage_lock(stage), llm_client(params) as client:
         mark = client.usage.snapshot()

@@ -6,15 +6,15 @@ from typing import Any
 from prefect import flow
 
 from flows.common import COMPLETIONS, GT_POOL, REFLECTIONS, ROLLOUTS, on_bad, read_input, run_llm_stage
+from flows.items import Planned, StagePlan
 from flows.params import load_params
 
 SECTIONS = ("world", "llm", "retrieval", "relabel")
 COMPLETE_KEYS = ("complete_steps", "complete_tokens", "show_expert", "repair_rounds", "collapse_repeats")
 
 
-@flow(name="complete")
-def complete_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
-    """Write one completion (hindsight actor sample + replay verdict) per reflection, shown K gt examples."""
+def plan(params: dict[str, Any], policy: str) -> Planned:
+    """The items of stage `complete` and how to run one (rebuilt from params and files on a Dask worker)."""
     from household.tasks import get_task
     from planner.config import PlannerConfig
     from planner.examples import ExamplePools
@@ -42,9 +42,16 @@ def complete_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
         return complete(Reflection.from_dict(reflection), rollout, task, client, cfg, examples=examples,
                         expert=gt_by_id.get(rollout.leave_out)).to_dict()
 
-    return run_llm_stage("complete", params, SECTIONS, items, work, COMPLETIONS, "completion",
-                         (REFLECTIONS, ROLLOUTS, GT_POOL),
-                         quarantined=len(reflections.rejected) + len(rollouts.rejected) + len(gt.rejected))
+    return Planned(items, work, quarantined=len(reflections.rejected) + len(rollouts.rejected) + len(gt.rejected))
+
+
+@flow(name="complete")
+def complete_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
+    """Write one completion (hindsight actor sample + replay verdict) per reflection, shown K gt examples."""
+    recipe = StagePlan(plan, (params, policy))
+    planned = recipe()
+    return run_llm_stage("complete", params, SECTIONS, planned.items, planned.work, COMPLETIONS, "completion",
+                         (REFLECTIONS, ROLLOUTS, GT_POOL), quarantined=planned.quarantined, plan=recipe)
 
 
 def main(item: str | None = None, on_bad_record: str | None = None) -> None:

@@ -6,15 +6,15 @@ from typing import Any
 from prefect import flow
 
 from flows.common import CRITIC_SAMPLES, GT_POOL, REFLECTIONS, ROLLOUTS, on_bad, read_input, run_llm_stage
+from flows.items import Planned, StagePlan
 from flows.params import load_params
 
 SECTIONS = ("world", "llm", "relabel")
 CRITIC_KEYS = ("show_expert", "collapse_repeats")
 
 
-@flow(name="critic")
-def critic_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
-    """Write one critic sample per reflected rollout, prompted with the nearest gt critic examples of other tasks."""
+def plan(params: dict[str, Any], policy: str) -> Planned:
+    """The items of stage `critic` and how to run one (rebuilt from params and files on a Dask worker)."""
     from household.tasks import get_task
     from planner.config import PlannerConfig
     from planner.examples import ExamplePools
@@ -39,9 +39,16 @@ def critic_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
         return critic_sample(rollout, Reflection.from_dict(reflection), get_task(rollout.task_id), client, cfg,
                              examples=examples, expert=gt_by_id.get(rollout.leave_out)).to_dict()
 
-    return run_llm_stage("critic", params, SECTIONS, items, work, CRITIC_SAMPLES, "critic_sample",
-                         (REFLECTIONS, ROLLOUTS, GT_POOL),
-                         quarantined=len(reflections.rejected) + len(rollouts.rejected) + len(gt.rejected))
+    return Planned(items, work, quarantined=len(reflections.rejected) + len(rollouts.rejected) + len(gt.rejected))
+
+
+@flow(name="critic")
+def critic_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
+    """Write one critic sample per reflected rollout, prompted with the nearest gt critic examples of other tasks."""
+    recipe = StagePlan(plan, (params, policy))
+    planned = recipe()
+    return run_llm_stage("critic", params, SECTIONS, planned.items, planned.work, CRITIC_SAMPLES, "critic_sample",
+                         (REFLECTIONS, ROLLOUTS, GT_POOL), quarantined=planned.quarantined, plan=recipe)
 
 
 def main(item: str | None = None, on_bad_record: str | None = None) -> None:

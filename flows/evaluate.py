@@ -32,9 +32,10 @@ def plan(params: dict[str, Any], variant: str, policy: str) -> Planned:
     chosen = [row for split in ev["splits"]
               for row in stratified(tasks.records, int(ev["per_type"]), int(world["seed"]), split=split)]
     items = [(row["id"], row) for row in chosen]
+    task_of = {row["id"]: get_task(row["id"]) for row in chosen}  # the task index loads here, not in an item
 
     def work(client: Any, row: dict[str, Any]) -> dict[str, Any]:
-        return run_episode(get_task(row["id"]), variant, pools, client, cfg, seed=row["seed"]).to_dict()
+        return run_episode(task_of[row["id"]], variant, pools, client, cfg, seed=row["seed"]).to_dict()
 
     return Planned(items, work, quarantined=len(tasks.rejected) + len(gt.rejected) + len(hind.rejected))
 

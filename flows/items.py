@@ -98,6 +98,8 @@ def _client(job: ItemJob) -> Any:
     with _lock:
         client = _clients.get(key)
         if client is None:
+            import openai  # noqa: F401 - seconds to import: once per process, while the other threads wait anyway
+
             from planner.llm.client import LLMClient
             from planner.llm.settings import LLMSettings
 

@@ -6,15 +6,15 @@ from typing import Any
 from prefect import flow
 
 from flows.common import GT_POOL, REFLECTIONS, ROLLOUTS, on_bad, read_input, run_llm_stage
+from flows.items import Planned, StagePlan
 from flows.params import load_params
 
 SECTIONS = ("llm", "relabel")
 REFLECT_KEYS = ("think_tokens", "show_expert", "collapse_repeats")
 
 
-@flow(name="reflect")
-def reflect_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
-    """Write one reflection per rollout whose left-out gt sample is in the pool."""
+def plan(params: dict[str, Any], policy: str) -> Planned:
+    """The items of stage `reflect` and how to run one (rebuilt from params and files on a Dask worker)."""
     from planner.config import PlannerConfig
     from planner.relabel import reflect
     from pools.records import Rollout, Sample
@@ -28,8 +28,16 @@ def reflect_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
     def work(client: Any, rollout: dict[str, Any]) -> dict[str, Any]:
         return reflect(Rollout.from_dict(rollout), gt_by_id[rollout["leave_out"]], client, cfg).to_dict()
 
-    return run_llm_stage("reflect", params, SECTIONS, items, work, REFLECTIONS, "reflection", (ROLLOUTS, GT_POOL),
-                         quarantined=len(rollouts.rejected) + len(gt.rejected))
+    return Planned(items, work, quarantined=len(rollouts.rejected) + len(gt.rejected))
+
+
+@flow(name="reflect")
+def reflect_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
+    """Write one reflection per rollout whose left-out gt sample is in the pool."""
+    recipe = StagePlan(plan, (params, policy))
+    planned = recipe()
+    return run_llm_stage("reflect", params, SECTIONS, planned.items, planned.work, REFLECTIONS, "reflection",
+                         (ROLLOUTS, GT_POOL), quarantined=planned.quarantined, plan=recipe)
 
 
 def main(item: str | None = None, on_bad_record: str | None = None) -> None:
