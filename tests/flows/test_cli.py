@@ -23,12 +23,21 @@ def test_every_profile_key_exists_in_params() -> None:
     from flows.cmd_profile import flatten
 
     params = load_params(ROOT / "params.yaml")
-    for prof in (ROOT / "profiles").glob("*.yaml"):
-        for key, _ in flatten(yaml.safe_load(prof.read_text())):
+    profiles = sorted((ROOT / "profiles").glob("*.yaml"))
+    assert profiles, "no profiles found"
+    for prof in profiles:
+        keys = [key for key, _ in flatten(yaml.safe_load(prof.read_text()))]
+        assert keys, f"{prof.name}: no keys"
+        for key in keys:
+            *parents, leaf = key.split(".")
             node = params
-            for part in key.split(".")[:-1]:
+            for part in parents:
+                assert isinstance(node, dict) and part in node, f"{prof.name}: {key}: no section {part!r}"
                 node = node[part]
             assert isinstance(node, dict), f"{prof.name}: {key}"
+            # A role override may set any key of the llm section (llm.roles.reflect is {} until overridden).
+            allowed = set(params["llm"]) if parents[:2] == ["llm", "roles"] and len(parents) == 3 else set(node)
+            assert leaf in allowed, f"{prof.name}: {key}: {leaf!r} is not a key of params.yaml"
 
 
 def test_params_errors_name_the_file_and_section(tmp_path: Path) -> None:
