@@ -3,6 +3,7 @@
 - embedded model: prompt and generation tokens/s, cold vs prefix-cached latency of a planner-sized prompt
   (~1,200 tokens: shared few-shot header, varying tail), response-cache hit latency, peak server RSS;
 - retrieval: kNN query latency over 21,000 task texts (target < 5 ms), with and without query encoding.
+Every LLM figure is the median of `--repeats` runs; retrieval figures are medians (or p95) over `--queries` queries.
 
 Usage: python benchmarks/bench_llm.py [--model qwen2.5-coder-1.5b|gemma3-270m] [--repeats 3] [--skip-llm]
 Uses a fresh temporary response cache (the project's cache is left alone) and the project's assembled models.
@@ -91,6 +92,7 @@ def bench_llm(model: str, repeats: int) -> dict[str, float]:
             gen_tps.append(g.completion_tokens / g.seconds)
         state = running_server(model, cache, wait=0)
         out.update({
+            "repeats (each figure below: median)": repeats,
             "planner prompt tokens": statistics.median(sizes),
             "prompt tok/s": statistics.median(prompt_tps),
             "generation tok/s": statistics.median(gen_tps),
@@ -138,6 +140,7 @@ def bench_retrieval(n: int, queries: int) -> dict[str, float]:
         t = time.perf_counter(); index.query(q, 9); memo.append((time.perf_counter() - t) * 1000)
     return {
         "pool size": n,
+        "queries (each ms figure: over these)": len(qs),
         "pool embed s (first build)": build_s,
         "pool load s (cached)": cached_s,
         "kNN search ms (k=9, median)": statistics.median(search),
