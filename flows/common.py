@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import hashlib
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
@@ -95,7 +96,7 @@ def run_llm_stage(
     each worker process rebuilds the stage from `plan` (required there: `work` is a closure over this process).
     """
     from flows.execution import Execution
-    from flows.items import ItemJob, item_client, run_item
+    from flows.items import ItemJob, item_client, run_item, warm_workers
     from flows.params import ParamsError
     from flows.stage import finish, run_items, stage_lock
 
@@ -113,6 +114,7 @@ def run_llm_stage(
             assert plan is not None
             job = ItemJob(stage, plan, dict(params["llm"]), digests, str(project_dir()))
             item_fn, bound = run_item, {"job": job}
+            on_start = partial(warm_workers, job=job)
         else:
             def item_fn(payload: Any) -> dict[str, Any]:
                 view = item_client(client)
@@ -122,9 +124,9 @@ def run_llm_stage(
                     for record in view.usage.records():
                         client.usage.add(record)
 
-            bound = {}
+            bound, on_start = {}, None
         result = run_items(
-            stage, items, item_fn, bound=bound, execution=execution,
+            stage, items, item_fn, bound=bound, execution=execution, on_start=on_start,
             key=[subset(params, *sections), digests],
             retries=int(params["llm"].get("retries", 2)), retry_on=llm_errors(), schema=schema,
         )

@@ -9,9 +9,11 @@ worker's own environment.
 from __future__ import annotations
 
 import copy
+import logging
 import os
 import socket
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -123,3 +125,32 @@ def _check_inputs(job: ItemJob) -> None:
                                f"not the file the flow read (sha256 {here[rel][:12]} != {digest[:12]}); start the "
                                f"workers in the workspace {job.root} (shared filesystem)")
 
+
+
+def warm_workers(runner: Any, job: ItemJob) -> None:
+    """Build `job`'s plan and client on every Dask worker now, all at once, so items do not queue behind it (a
+    worker's first build imports the planner and reads the inputs: seconds). A failure here is only logged: the
+    items then fail one by one with its reason."""
+    try:
+        from prefect import get_run_logger
+
+        log: Any = get_run_logger()
+    except Exception:  # noqa: BLE001 - outside a flow run
+        log = logging.getLogger("flows.items")
+    t0 = time.monotonic()
+    try:
+        client = runner.client
+        workers = list(client.scheduler_info()["workers"])
+        futures = [client.submit(_warm, job, workers=[w], allow_other_workers=False, pure=False) for w in workers]
+        client.gather(futures)
+    except Exception as exc:  # noqa: BLE001 - reported per item instead
+        log.warning("stage '%s': warming the Dask workers failed: %s", job.stage, exc)
+        return
+    log.info("stage '%s': %d Dask workers ready in %.1f s (plan and client built on each)", job.stage, len(workers),
+             time.monotonic() - t0)
+
+
+def _warm(job: ItemJob) -> int:
+    _plan(job)
+    _client(job)
+    return os.getpid()

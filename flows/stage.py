@@ -87,6 +87,7 @@ def run_items(
     schema: str | None = None,
     execution: Execution | None = None,
     bound: dict[str, Any] | None = None,
+    on_start: Callable[[Any], None] | None = None,
 ) -> StageResult:
     """Run `work(payload=payload, **bound)` on each (item_id, payload), resuming from the journal of an interrupted run
     with the same key.
@@ -96,7 +97,8 @@ def run_items(
     With `schema`, a record that breaks it (or is too big to be read back) fails its item instead of the stage.
     `execution` says how many items run at once and where (default: one after another, here); records come back
     in item order whatever order items finish in, so the output does not depend on it. On Dask, `work` and
-    `bound` must be picklable (a module-level function and plain data).
+    `bound` must be picklable (a module-level function and plain data). `on_start(runner)` runs once the task
+    runner is up, before any item is submitted (e.g. to prepare Dask workers).
     """
     execution = execution or Execution()
     bound = bound or {}
@@ -164,7 +166,7 @@ def run_items(
                 call = item_task.with_options(task_run_name=f"{stage}-{item_id}")
                 settle(n, item_id, lambda: call(payload=payload, **bound), time.monotonic())
         else:
-            _run_concurrently(stage, item_task, pending, bound, execution, settle, log)
+            _run_concurrently(stage, item_task, pending, bound, execution, settle, log, on_start)
         journal.close()
     records = [r for r in slots if r is not None]
     ordered_failures = [failures[n] for n in sorted(failures)]
@@ -173,12 +175,14 @@ def run_items(
 
 def _run_concurrently(stage: str, item_task: Any, pending: list[tuple[int, str, Any]], bound: dict[str, Any],
                       execution: Execution, settle: Callable[..., None],
-                      log: logging.Logger | logging.LoggerAdapter) -> None:
+                      log: logging.Logger | logging.LoggerAdapter, on_start: Callable[[Any], None] | None) -> None:
     """Submit every pending item to the execution's Prefect task runner; settle each as it finishes."""
     from prefect.futures import as_completed
 
     log.info("%s: %d items on %s", stage, len(pending), execution.describe())
     with task_runner(execution) as runner:
+        if on_start is not None:
+            on_start(runner)
         submitted: dict[Any, tuple[int, str, float]] = {}
         for n, item_id, payload in pending:
             call = item_task.with_options(task_run_name=f"{stage}-{item_id}")

@@ -29,6 +29,7 @@ def evaluate_items(params: dict, variant: str) -> dict:
                          (TASKS, GT_POOL, HINDSIGHT_POOL), quarantined=planned.quarantined, plan=recipe)
 
 
+@pytest.mark.slow  # ~90 s on 2 loaded cores (4 episodes twice, 2 worker processes importing the planner)
 def test_evaluate_on_dask_local_cluster_matches_threads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                         inproc_prefect: str) -> None:
     from flows.params import load_params
@@ -112,3 +113,38 @@ def _first_difference(a: bytes, b: bytes) -> str:
             keys = sorted(k for k in rx.keys() | ry.keys() if rx.get(k) != ry.get(k))
             return f"line {n} differs in {keys}: {[(k, rx.get(k), ry.get(k)) for k in keys][:3]}"
     return f"lengths differ: {len(a.splitlines())} vs {len(b.splitlines())} lines"
+
+
+@pytest.mark.slow  # 30-90 s: two worker processes start and import the planner
+def test_engine_on_dask_records_and_faults(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                           inproc_prefect: str) -> None:
+    """The stage engine on a 2-worker LocalCluster: the records of a one-at-a-time run, in item order; a
+    transient 500 recovers on the worker, a persistent one fails its item with the reason (LLMError came back)."""
+    from flows.params import load_params
+    from tests.fakes import Fault
+    from tests.reliability.driver import driver_flow
+    from tests.reliability.harness import (OUT as DRIVER_OUT, ItemScript, minimal_workspace, output_ids, summary,
+                                           task_rows)
+
+    rows = task_rows(per_type=3)
+    ids = [r["id"] for r in rows]
+    script = ItemScript()
+    with ScriptedEndpoint(script) as ep:
+        root = minimal_workspace(tmp_path / "ws", ep.url, ep.model, rows, timeout=5)
+        monkeypatch.chdir(root)
+        driver_flow(load_params(), "fail")
+        reference = (root / DRIVER_OUT).read_bytes()
+
+        shutil.rmtree(root / ".cache" / "llm")
+        script.plan.update({ids[0]: [Fault.status(500)], ids[1]: [Fault.status(500) for _ in range(8)]})
+        set_param(root, "pipeline.task_runner", "dask")
+        set_param(root, "pipeline.workers", 2)
+        result = driver_flow(load_params(), "fail")
+    failed = {f["item"]: f["reason"] for f in summary(root)["failures"]}
+    assert list(failed) == [ids[1]] and "LLMError" in failed[ids[1]] and "http_500" in failed[ids[1]], failed
+    assert output_ids(root) == [i for i in ids if i != ids[1]]
+    kept = [line for line in reference.splitlines(keepends=True) if f'"id": "{ids[1]}"' not in line.decode()]
+    assert (root / DRIVER_OUT).read_bytes() == b"".join(kept)
+    assert result["ok"] == len(ids) - 1 and "Dask" in result["execution"]
+    TABLE.add("llm status_500 on Dask workers", trials=script.served["status_500"], clear=True,
+              note="reason 'http_500' back from the worker; records as one at a time")
