@@ -23,12 +23,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     from flows.logs import configure_logging
+
+    logfile = configure_logging(verbose=args.verbose)  # before anything imports Prefect
     from flows.params import ParamsError
     from flows.stage import StageFailed
     from pools.journal import StageBusy
     from pools.jsonl import RecordError
 
-    logfile = configure_logging(verbose=args.verbose)
     log = logging.getLogger("hindsight")
     try:
         module = importlib.import_module(f"flows.{args.name}")

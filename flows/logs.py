@@ -6,8 +6,10 @@ reaches the command line; on the terminal that traceback buried the message that
 """
 from __future__ import annotations
 
+import contextlib
 import logging
 import logging.handlers
+import os
 from pathlib import Path
 
 from flows.env import project_dir
@@ -62,6 +64,10 @@ def configure_logging(verbose: bool = False) -> Path | None:
 
     Returns the log file (None if it cannot be written). Safe to call again (handlers are replaced, not added).
     """
+    home = os.environ.get("PREFECT_HOME")
+    if home:  # Prefect creates only the last level of its home: in a fresh workspace .cache/ is missing too
+        with contextlib.suppress(OSError):
+            Path(home).expanduser().mkdir(parents=True, exist_ok=True)
     from prefect.logging import configuration
 
     if not configuration.PROCESS_LOGGING_CONFIG:  # Prefect configures logging once per process, on import
