@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import pickle
+import re
 import shutil
 from pathlib import Path
 
@@ -148,3 +149,18 @@ def test_engine_on_dask_records_and_faults(tmp_path: Path, monkeypatch: pytest.M
     assert result["ok"] == len(ids) - 1 and "Dask" in result["execution"]
     TABLE.add("llm status_500 on Dask workers", trials=script.served["status_500"], clear=True,
               note="reason 'http_500' back from the worker; records as one at a time")
+
+
+@pytest.mark.parametrize("pipeline, message", [
+    ({"workers": 0}, "pipeline.workers must be an integer >= 1, got 0"),
+    ({"workers": "many"}, "pipeline.workers must be an integer >= 1, got 'many'"),
+    ({"task_runner": "spark"}, "pipeline.task_runner must be one of ['threads', 'dask'], got 'spark'"),
+    ({"dask_address": "tcp://h:8786"}, "pipeline.dask_address is set but pipeline.task_runner is 'threads'"),
+])
+def test_bad_pipeline_params_are_named(pipeline: dict, message: str) -> None:
+    from flows.execution import Execution
+    from flows.params import ParamsError
+
+    with pytest.raises(ParamsError, match=re.escape(message)):
+        Execution.from_params({"pipeline": pipeline})
+    assert Execution.from_params({}).sequential  # no pipeline keys: one at a time, as before
