@@ -24,7 +24,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from planner.llm import LLMClient, LLMSettings  # noqa: E402
-from planner.llm.server import running_server, stop_owned_servers  # noqa: E402
+from planner.llm.embedded import stop_owned_servers  # noqa: E402
+from planner.llm.registry import running_server  # noqa: E402
 
 EXAMPLE = """Task: {task}
 Observed: {objects}
@@ -121,7 +122,8 @@ def task_texts(n: int) -> list[str]:
 
 
 def bench_retrieval(n: int, queries: int) -> dict[str, float]:
-    from planner.retrieval import KNNIndex, get_encoder
+    from planner.encoder import get_encoder
+    from planner.knn import KNNIndex
 
     texts = task_texts(n + queries)
     pool, qs = texts[:n], texts[n:]

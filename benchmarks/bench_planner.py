@@ -76,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     from planner.gt import draw_gt_pool
     from flows.common import llm_client
     from planner.loop import run_episode
-    from planner.retrieval import get_encoder
+    from planner.encoder import get_encoder
     from pools.compare import compare
     from pools.jsonl import read_jsonl
     from pools.records import CriticSample, Sample

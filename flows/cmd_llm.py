@@ -63,7 +63,8 @@ def _logging(level: int) -> None:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from planner.llm.server import ServerOptions, serve_foreground
+    from planner.llm.embedded import serve_foreground
+    from planner.llm.llama_app import ServerOptions
 
     _logging(logging.INFO)
     s = _settings(args)

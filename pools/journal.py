@@ -55,11 +55,6 @@ class Journal:
         """Close the file (the journal stays until the stage's outputs are written)."""
         self._fh.close()
 
-    def discard(self) -> None:
-        """Remove the journal once the stage's outputs are safely written."""
-        self.close()
-        self.path.unlink(missing_ok=True)
-
 
 class StageLock:
     """Exclusive, non-blocking lock on a stage: a second run refuses at once with a clear message."""

@@ -145,11 +145,16 @@ def _write_lines(path: Path, lines: Iterable[str]) -> None:
 
 def atomic_write_text(path: Path, text: str) -> None:
     """Write text to a temp file beside `path`, fsync, then rename over it (readers never see half a file)."""
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Write bytes to a temp file beside `path`, fsync, then rename over it (readers never see half a file)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)

@@ -324,7 +324,8 @@ class LLMClient:
         import openai
 
         if s.is_embedded:
-            from planner.llm.server import ServerOptions, ensure_server
+            from planner.llm.embedded import ensure_server
+            from planner.llm.llama_app import ServerOptions
             base_url = ensure_server(s.model, ServerOptions(n_ctx=s.n_ctx, n_threads=s.n_threads,
                                                             cache_mb=s.cache_mb), self.cache_dir)
             api_key = _NO_KEY

@@ -5,8 +5,6 @@ CLI: `python -m planner.llm.presets assemble --all` (idempotent; instant when al
 from __future__ import annotations
 
 import argparse
-import contextlib
-import fcntl
 import hashlib
 import importlib
 import json
@@ -15,9 +13,10 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
 
+from planner.llm.locks import file_lock
 from planner.llm.paths import models_dir
+from pools.jsonl import atomic_write_text
 
 log = logging.getLogger(__name__)
 
@@ -90,7 +89,7 @@ def ensure_model(name: str, directory: Path | None = None) -> Path:
     directory = directory or models_dir()
     directory.mkdir(parents=True, exist_ok=True)
     target = directory / p.filename
-    with _locked(directory / f".{p.filename}.lock"):
+    with file_lock(directory / f".{p.filename}.lock"):  # parallel stages must not assemble it twice
         if _sidecar_ok(target, p):
             return target
         if target.exists():
@@ -173,7 +172,7 @@ def _sidecar_ok(target: Path, p: Preset) -> bool:
 
 def _write_sidecar(target: Path, p: Preset) -> None:
     st = target.stat()
-    _sidecar(target).write_text(json.dumps({"size": st.st_size, "mtime_ns": st.st_mtime_ns, "sha256": p.sha256}))
+    atomic_write_text(_sidecar(target), json.dumps({"size": st.st_size, "mtime_ns": st.st_mtime_ns, "sha256": p.sha256}))
 
 
 def _sha256(path: Path) -> str:
@@ -182,17 +181,6 @@ def _sha256(path: Path) -> str:
         while block := f.read(_BLOCK):
             h.update(block)
     return h.hexdigest()
-
-
-@contextlib.contextmanager
-def _locked(lock_path: Path) -> Iterator[None]:
-    # Parallel stages must not assemble the same file twice.
-    with lock_path.open("w") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
 
 
 def _human(n: int) -> str:

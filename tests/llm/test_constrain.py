@@ -339,7 +339,7 @@ def test_llama_cpp_parses_the_grammar(constraint: Constraint) -> None:
 
 @pytest.mark.llm
 def test_real_gemma_answers_inside_a_choice_grammar(tmp_path: Path) -> None:
-    from planner.llm.server import stop_owned_servers
+    from planner.llm.embedded import stop_owned_servers
     options = ["Navigation Fridge", "PickupObject Apple", "OpenObject Drawer"]
     settings = LLMSettings(endpoint="embedded", model="gemma3-270m", max_tokens=12, timeout=120, retries=1)
     prompt = "Task: put a cold apple on the table.\nSeen: Fridge, Apple, Drawer.\nNext sub-goal:"

@@ -8,7 +8,8 @@ import pytest
 
 from planner.llm import LLMClient, LLMSettings
 from planner.llm.presets import ModelChecksumError, PRESETS, ensure_model, verify_model
-from planner.llm.server import ensure_server, running_server, stop_owned_servers
+from planner.llm.embedded import ensure_server, stop_owned_servers
+from planner.llm.registry import running_server
 
 MODEL = "gemma3-270m"
 

@@ -6,7 +6,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from planner.retrieval import KNNIndex, SubgoalMapper, get_encoder, humanize
+from planner.encoder import get_encoder
+from planner.knn import KNNIndex
+from planner.subgoal_mapper import SubgoalMapper, humanize
 
 POOL = [
     "put a clean apple in the fridge",

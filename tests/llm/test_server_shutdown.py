@@ -1,6 +1,6 @@
 """The embedded server never outlives its owner: on Ctrl-C, SIGTERM or SIGKILL of the process that started it.
 
-The real start path runs (`ensure_server` -> `EmbeddedServer.start` -> the child's own `_child_main`, parent
+The real start path runs (`ensure_server` -> `EmbeddedServer.start` -> the child's own `child_main`, parent
 watch included); only the model server inside the child is a stand-in answering /v1/models (no model is loaded).
 """
 from __future__ import annotations
@@ -20,12 +20,12 @@ from tests.processes import descendants, wait_for, wait_gone
 ROOT = Path(__file__).resolve().parents[2]
 MODEL = "gemma3-270m"
 
-# Run as `<stand-in> -m planner.llm.server --model ... --port ... --parent PID ...` (the child's command line).
+# Run as `<stand-in> -m planner.llm.llama_app --model ... --port ... --parent PID ...` (the child's command line).
 STANDIN = textwrap.dedent('''\
     #!{python}
     import json, sys
     from http.server import BaseHTTPRequestHandler, HTTPServer
-    import planner.llm.server as server
+    import planner.llm.llama_app as app
 
     def fake_model_server(model, path, port, options):
         class Models(BaseHTTPRequestHandler):
@@ -39,20 +39,20 @@ STANDIN = textwrap.dedent('''\
             def log_message(self, *args):
                 pass
 
-        HTTPServer((server.HOST, port), Models).serve_forever()
+        HTTPServer((app.HOST, port), Models).serve_forever()
 
-    server._run_uvicorn = fake_model_server
-    server._child_main(sys.argv[3:])
+    app.run_app = fake_model_server
+    app.child_main(sys.argv[3:])
 ''')
 
 OWNER = textwrap.dedent('''
     import sys, time
     from pathlib import Path
-    import planner.llm.server as server
+    import planner.llm.embedded as embedded
 
-    server.ensure_model = lambda model: Path("/dev/null")  # no model file: the stand-in loads nothing
+    embedded.ensure_model = lambda model: Path("/dev/null")  # no model file: the stand-in loads nothing
     sys.executable = {standin!r}  # the child command's interpreter: the stand-in
-    print(server.ensure_server({model!r}, cache_dir=Path({cache!r})), flush=True)
+    print(embedded.ensure_server({model!r}, cache_dir=Path({cache!r})), flush=True)
     time.sleep(300)
 ''')
 

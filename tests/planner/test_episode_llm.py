@@ -19,7 +19,7 @@ MODEL = "gemma3-270m"
 @pytest.fixture(scope="module")
 def gemma(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
     from planner.llm import LLMClient, LLMSettings
-    from planner.llm.server import stop_owned_servers
+    from planner.llm.embedded import stop_owned_servers
 
     cache: Path = tmp_path_factory.mktemp("planner-llm")
     settings = LLMSettings(endpoint="embedded", model=MODEL, timeout=120, retries=1)
