@@ -114,6 +114,7 @@ def verify_model(name: str, path: Path) -> None:
 
 
 def _assemble(p: Preset, target: Path) -> None:
+    # Streamed to a side file and renamed once verified (1.1 GB: too big for pools.jsonl.atomic_write_bytes).
     tmp = target.with_name(target.name + ".part")
     log.info("assembling %s into %s from %s", p.name, target, p.source)
     if p.name == "gemma3-270m":
