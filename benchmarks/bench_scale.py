@@ -166,8 +166,9 @@ def run_stage(ws: Path, env: dict[str, str], name: str, workers: int, dask: bool
     calls, llm_s = llm_calls(ws)
     records = [without_timings(json.loads(line)) for line in (ws / OUT).read_text().splitlines()]
     warm = re.search(r"Dask workers ready in ([0-9.]+) s", out)
-    return Run(name, workers, items_s, process_s, calls, llm_s, rss[proc.pid], [rss[p] for p in worker_pids],
-               records, float(warm.group(1)) if warm else None)
+    return Run(name, workers, items_s, process_s, calls, llm_s, rss[proc.pid],
+               rss_workers_mb=[rss[p] for p in worker_pids], warm_s=float(warm.group(1)) if warm else None,
+               output=records)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -180,7 +180,7 @@ def _run_concurrently(stage: str, item_task: Any, pending: list[tuple[int, str, 
     from prefect.futures import as_completed
 
     log.info("%s: %d items on %s", stage, len(pending), execution.describe())
-    with task_runner(execution) as runner:
+    with _api_for_workers(execution), task_runner(execution) as runner:
         if on_start is not None:
             on_start(runner)
         submitted: dict[Any, tuple[int, str, float]] = {}
@@ -191,6 +191,23 @@ def _run_concurrently(stage: str, item_task: Any, pending: list[tuple[int, str, 
         for future in as_completed(list(submitted)):
             n, item_id, t0 = submitted.pop(future)
             settle(n, item_id, lambda: future.result(raise_on_failure=True), t0)
+
+
+@contextmanager
+def _api_for_workers(execution: Execution) -> Iterator[None]:
+    """Dask workers report their task runs to the flow's Prefect API. Without PREFECT_API_URL this process runs an
+    ephemeral server that the workers would not find (each would start its own, ~15 s): point them at this one."""
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+
+    if not execution.remote or PREFECT_API_URL.value():
+        yield
+        return
+    from prefect.server.api.server import SubprocessASGIServer
+
+    server = SubprocessASGIServer()  # the process's one ephemeral server (started by the flow run already)
+    server.start()
+    with temporary_settings(updates={PREFECT_API_URL: server.api_url}):
+        yield
 
 
 @dataclass
