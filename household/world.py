@@ -39,6 +39,10 @@ class Observation:
     objects: tuple[str, ...]
     location: str | None
     holding: str | None
+    # What the agent sees where it stands: the place (with its state) and the objects visible there.
+    here: tuple[str, ...] = ()
+    # Where each seen object is, as last observed: (object text, place class); the agent moves objects only itself.
+    located: tuple[tuple[str, str], ...] = ()
 
     def text(self) -> str:
         """One compact line for an LLM prompt."""
@@ -114,7 +118,17 @@ class World:
             if o is not None:
                 texts[_obj_text(o)] = None
         held = objs[st.holding].cls if st.holding else None
-        obs = Observation(tuple(texts), st.places[st.at].cls if st.at else None, held)
+        here: tuple[str, ...] = ()
+        if st.at is not None:
+            here = tuple(dict.fromkeys([self._place_text(st.at), *(_obj_text(o) for o in st.visible(st.at))]))
+        located = []
+        for oid in st.seen_objs:
+            o = objs.get(oid)
+            root = st.root(o) if o is not None else HAND
+            if o is not None and root != HAND and root in st.places:
+                located.append((_obj_text(o), st.places[root].cls))
+        obs = Observation(tuple(texts), st.places[st.at].cls if st.at else None, held, here,
+                          tuple(dict.fromkeys(located)))
         self._obs_cache = (self._version, obs)
         return obs
 

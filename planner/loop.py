@@ -27,7 +27,7 @@ from planner.critic import Critic
 from planner.examples import ExamplePools
 from planner.generator import Belief, BeliefGenerator, LLMGenerator, belief_step
 from planner.grounding import Grounder, classes_of
-from planner.legal import Sightings, legal_now, task_scope
+from planner.legal import legal_now, task_scope, where_text
 from planner.parsing import args_accuracy
 from planner.prompting import inline_step, render
 from planner.variants import Variant, get_variant
@@ -192,7 +192,6 @@ def run_episode(task: Task, variant: str, pools: ExamplePools, client: Any, cfg:
     planner = None if spec.search == "expert" else build_planner(task, spec, pools, client, cfg, leave_out)
     expert_queue = list(expert) if spec.search == "expert" else []
     belief = Belief()
-    sightings = Sightings()
     done: list[str] = []
     failed: list[str] = []
     trace: list[str] = []  # every executed sub-goal, failed ones with the world's reason inline (prompt form)
@@ -208,7 +207,6 @@ def run_episode(task: Task, variant: str, pools: ExamplePools, client: Any, cfg:
             break
         obs = env.observe()
         seen = tuple(classes_of(obs.objects))
-        sightings.observe(seen, obs.location)
         # The real observation is authoritative for what is seen, where and held; the belief keeps what was done.
         held = classes_of([obs.holding]) if obs.holding else []
         belief = replace(belief, seen=seen, holding=held[0] if held else "", done=tuple(done), predicted_fail=(),
@@ -224,15 +222,15 @@ def run_episode(task: Task, variant: str, pools: ExamplePools, client: Any, cfg:
             for key, ok in args_accuracy(pred, true_args).items():
                 acc_sum[key] += ok
         ctx = StepContext(instruction, seen, pred if spec.adapter else None, tuple(done), tuple(failed[-2:]),
-                          belief.holding, tuple(trace), sightings.where_text(seen))
+                          belief.holding, tuple(trace), where_text(seen, obs.located))
         if planner is not None:
             named = [v for k, v in pred.items() if isinstance(v, str) and v and k != "object_state"]
 
             scope = task_scope(pred) if cfg.legal_scope == "task" else None
 
             def legal_for(state: Belief) -> list[str]:
-                return legal_now(seen, sightings.here(state.location), state.holding, named, cfg.nav_targets,
-                                 scope, cfg.allow_stop)
+                return legal_now(seen, _here(obs, state), state.holding, named, cfg.nav_targets, scope,
+                                 cfg.allow_stop)
             result = planner.decide(ctx, belief, last_failed, legal_for)
         else:
             action = expert_queue.pop(0) if expert_queue else None
@@ -251,7 +249,6 @@ def run_episode(task: Task, variant: str, pools: ExamplePools, client: Any, cfg:
         no_prop_streak = 0
         action = result.action
         sr = env.step(action)
-        sightings.acted(action, bool(sr.ok), obs.location)
         trace.append(inline_step(action, sr.reason or "" if not sr.ok else ""))
         key = (action, sr.reason or "")
         repeat = fail_counts[key]
@@ -313,6 +310,17 @@ def run_episode(task: Task, variant: str, pools: ExamplePools, client: Any, cfg:
                        split=task.split, gc_met=int(em["gc_met"]), gc_total=int(em["gc_total"]), expert_len=expert_len,
                        plw={"sr": float(em["plw_sr"]), "gc": float(em["plw_gc"])}, steps=steps, metrics=metrics,
                        llm=llm)
+
+
+def _here(obs: Any, state: Belief) -> list[str]:
+    """What is where the (possibly imagined) agent stands: the observation's when it is the real place, else the
+    place and the objects last seen there, with the states the imagined steps changed left open (no state)."""
+    if state.location == (obs.location or ""):
+        changed = state.opened | state.on
+        return [t.split("(")[0].strip() if t.split("(")[0].strip() in changed else t for t in obs.here]
+    if not state.location:
+        return []
+    return [state.location] + [o for o, place in obs.located if place == state.location]
 
 
 def _notify(on_step: Callable[[StepView], None] | None, index: int, obs: Any, pred: dict[str, Any],

@@ -5,7 +5,7 @@ from planner.actors import Actor, StepContext
 from planner.beam import Node
 from planner.generator import Belief
 from planner.grounding import Grounder
-from planner.legal import Sightings, legal_now
+from planner.legal import legal_now, task_scope, where_text
 from tests.planner.helpers import RejectingMapper
 
 
@@ -23,16 +23,29 @@ def test_interactions_only_with_what_is_here_walks_to_seen_or_named():
     assert "Navigation Apple" not in only_seen and "Navigation Fridge" in only_seen
 
 
-def test_sightings_follow_observations_and_own_moves():
-    s = Sightings()
-    s.observe(["CounterTop", "Apple", "Knife"], "CounterTop")
-    s.observe(["CounterTop", "Apple", "Knife", "Fridge", "Egg"], "Fridge")
-    assert s.here("CounterTop") == ["CounterTop", "Apple", "Knife"] and s.here("Fridge") == ["Fridge", "Egg"]
-    s.acted("PickupObject Apple", True, "CounterTop")
-    s.acted("PutObject Apple Fridge", True, "Fridge")
-    s.acted("PickupObject Knife", False, "CounterTop")  # a failure moves nothing
-    assert "Apple" in s.here("Fridge") and "Knife" in s.here("CounterTop")
-    assert s.where_text(["CounterTop", "Apple"]) == ("CounterTop", "Apple (Fridge)")
+def test_observed_states_decide_open_close_and_switches():
+    legal = legal_now(seen=["Fridge", "Microwave", "Laptop"], here=["Fridge (open)", "Laptop (open)"], holding="",
+                      named=["Apple"], scope=None)
+    assert "CloseObject Fridge" in legal and "OpenObject Fridge" not in legal
+    assert "OpenObject Laptop" not in legal  # 'Laptop is already open' can no longer be chosen
+    lamp = legal_now(seen=["DeskLamp"], here=["Desk", "DeskLamp (off)"], holding="", scope=None)
+    assert "ToggleObjectOn DeskLamp" in lamp and "ToggleObjectOff DeskLamp" not in lamp
+    unknown = legal_now(seen=["Fridge"], here=["Fridge"], holding="")
+    assert {"OpenObject Fridge", "CloseObject Fridge"} <= set(unknown)
+
+
+def test_where_text_names_the_place_of_each_seen_object():
+    assert where_text(["CounterTop", "Apple", "Egg"], [("Apple (hot)", "CounterTop"), ("Egg", "Fridge")]) == \
+        ("CounterTop", "Apple (CounterTop)", "Egg (Fridge)")
+
+
+def test_task_scope_narrows_pickups_and_switches():
+    scope = task_scope({"object_target": "Apple", "mrecep_target": "", "toggle_target": "", "object_state": "heat",
+                        "object_sliced": True})
+    legal = legal_now(seen=["CounterTop"], here=["CounterTop", "Apple", "Knife", "Mug", "Microwave (closed, off)"],
+                      holding="", scope=scope, allow_stop=False)
+    assert {"PickupObject Apple", "PickupObject Knife", "ToggleObjectOn Microwave"} <= set(legal)
+    assert "PickupObject Mug" not in legal and "Stop" not in legal
 
 
 class _Client:
