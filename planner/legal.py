@@ -65,11 +65,14 @@ def legal_now(seen: Sequence[str], here: Sequence[str], holding: str, named: Ite
     nav = set(known) | (set(named_cls) if nav_targets == "any" else set())
     out = {f"Navigation {c}" for c in nav}
     local: list[str] = []
+    closed: set[str] = set()
     for text in here:
         c, states = parse_seen(text)
         if c is None:
             continue
         local.append(c)
+        if "closed" in states:
+            closed.add(c)
         if c in OPENABLE:
             out |= {f"OpenObject {c}"} if "closed" in states else set()
             out |= {f"CloseObject {c}"} if "open" in states else set()
@@ -83,7 +86,7 @@ def legal_now(seen: Sequence[str], here: Sequence[str], holding: str, named: Ite
             out.add(f"SliceObject {c}")
         if not holding and c in PICKUPABLE and (scope is None or c in scope["pick"]):
             out.add(f"PickupObject {c}")
-        if holding and c != holding and (place_class(c) in PLACE_RECEPTACLES or c in MOVABLE_RECEPTACLES) \
-                and accepts(place_class(c), holding):
+        if holding and c != holding and c not in closed \
+                and (place_class(c) in PLACE_RECEPTACLES or c in MOVABLE_RECEPTACLES) and accepts(place_class(c), holding):
             out.add(f"PutObject {holding} {c}")
     return sorted(out) + (["Stop"] if allow_stop else [])

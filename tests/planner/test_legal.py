@@ -27,6 +27,8 @@ def test_observed_states_decide_open_close_and_switches():
     legal = legal_now(seen=["Fridge", "Microwave", "Laptop"], here=["Fridge (open)", "Laptop (open)"], holding="",
                       named=["Apple"], scope=None)
     assert "CloseObject Fridge" in legal and "OpenObject Fridge" not in legal
+    shut = legal_now(seen=["Fridge"], here=["Fridge (closed)"], holding="Apple")
+    assert "PutObject Apple Fridge" not in shut and "OpenObject Fridge" in shut  # open it first
     assert "OpenObject Laptop" not in legal  # 'Laptop is already open' can no longer be chosen
     lamp = legal_now(seen=["DeskLamp"], here=["Desk", "DeskLamp (off)"], holding="", scope=None)
     assert "ToggleObjectOn DeskLamp" in lamp and "ToggleObjectOff DeskLamp" not in lamp
