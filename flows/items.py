@@ -64,6 +64,7 @@ class ItemJob:
                                                                self.llm, self.digests]))
 
 
+_KEEP_PLANS = 4
 _lock = threading.Lock()
 _plans: dict[str, Planned] = {}
 _clients: dict[str, Any] = {}
@@ -92,6 +93,8 @@ def _plan(job: ItemJob) -> Planned:
         if planned is None:
             _check_inputs(job)
             planned = _plans[job.key] = job.plan()
+            while len(_plans) > _KEEP_PLANS:  # a long-lived worker serves stage after stage: keep the latest few
+                _plans.pop(next(iter(_plans)))
         return planned
 
 
@@ -126,7 +129,6 @@ def _check_inputs(job: ItemJob) -> None:
                                f"workers in the workspace {job.root} (shared filesystem)")
 
 
-
 def warm_workers(runner: Any, job: ItemJob) -> None:
     """Build `job`'s plan and client on every Dask worker now, all at once, so items do not queue behind it (a
     worker's first build imports the planner and reads the inputs: seconds). A failure here is only logged: the
@@ -140,7 +142,7 @@ def warm_workers(runner: Any, job: ItemJob) -> None:
     t0 = time.monotonic()
     try:
         client = runner.client
-        workers = list(client.scheduler_info()["workers"])
+        workers = list(client.scheduler_info(n_workers=-1)["workers"])
         futures = [client.submit(_warm, job, workers=[w], allow_other_workers=False, pure=False) for w in workers]
         client.gather(futures)
     except Exception as exc:  # noqa: BLE001 - reported per item instead

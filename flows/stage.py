@@ -176,21 +176,36 @@ def run_items(
 def _run_concurrently(stage: str, item_task: Any, pending: list[tuple[int, str, Any]], bound: dict[str, Any],
                       execution: Execution, settle: Callable[..., None],
                       log: logging.Logger | logging.LoggerAdapter, on_start: Callable[[Any], None] | None) -> None:
-    """Submit every pending item to the execution's Prefect task runner; settle each as it finishes."""
-    from prefect.futures import as_completed
+    """Submit every pending item to the execution's Prefect task runner; settle each as soon as it finishes, also
+    while later items are still being submitted (a Dask submit costs up to a second: Prefect serializes the run
+    context per task), so the journal keeps up with the workers."""
+    import queue
 
     log.info("%s: %d items on %s", stage, len(pending), execution.describe())
+    finished: queue.SimpleQueue[Any] = queue.SimpleQueue()
     with _api_for_workers(execution), task_runner(execution) as runner:
         if on_start is not None:
             on_start(runner)
         submitted: dict[Any, tuple[int, str, float]] = {}
+
+        def drain(block: bool) -> None:
+            while submitted:
+                try:
+                    future = finished.get(block=block)
+                except queue.Empty:
+                    return
+                n, item_id, t0 = submitted.pop(future)
+                settle(n, item_id, lambda: future.result(raise_on_failure=True), t0)
+                block = False  # after one blocking wait, take whatever else is already done
+
         for n, item_id, payload in pending:
             call = item_task.with_options(task_run_name=f"{stage}-{item_id}")
             future = runner.submit(call, parameters={"payload": payload, **bound})
             submitted[future] = (n, item_id, time.monotonic())
-        for future in as_completed(list(submitted)):
-            n, item_id, t0 = submitted.pop(future)
-            settle(n, item_id, lambda: future.result(raise_on_failure=True), t0)
+            future.add_done_callback(finished.put)
+            drain(block=False)
+        while submitted:
+            drain(block=True)
 
 
 @contextmanager

@@ -21,10 +21,13 @@ def rows() -> list[dict]:
     return task_rows(per_type=6)
 
 
-def test_two_stage_runs_on_one_workspace(tmp_path: Path, prefect_server: str, rows: list[dict]) -> None:
+@pytest.mark.parametrize("workers", [1, pytest.param(16, marks=pytest.mark.slow)])
+def test_two_stage_runs_on_one_workspace(workers: int, tmp_path: Path, prefect_server: str, rows: list[dict]) -> None:
     env = driver_env(prefect_server)
-    with ScriptedEndpoint(ItemScript(pace=0.5)) as ep:
-        root = minimal_workspace(tmp_path / "ws", ep.url, ep.model, rows)
+    # Long enough that the second run starts while the first still holds the lock: one wave of 16 takes one pace.
+    with ScriptedEndpoint(ItemScript(pace=0.5 if workers == 1 else 6.0)) as ep:
+        root = minimal_workspace(tmp_path / "ws", ep.url, ep.model, rows, timeout=10, workers=workers,
+                                 max_concurrency=workers)
         procs = [subprocess.Popen(driver_cmd(), cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                   text=True) for _ in range(2)]
         outs = [p.communicate(timeout=300) for p in procs]
@@ -33,7 +36,8 @@ def test_two_stage_runs_on_one_workspace(tmp_path: Path, prefect_server: str, ro
     clear = "stage 'reldriver' is already running (pid" in loser
     written = output_ids(root)
     lost, dup = lost_and_duplicated([r["id"] for r in rows], written)
-    TABLE.add("two runs of one stage", trials=1, lost=lost, duplicated=dup, clear=clear, note="second refuses: StageBusy")
+    TABLE.add("two runs of one stage" + (f", {workers} workers" if workers > 1 else ""), trials=1, lost=lost,
+              duplicated=dup, clear=clear, note="second refuses: StageBusy")
     assert codes == [0, 1] and clear, outs
     assert (lost, dup) == (0, 0)
     read_jsonl(root / OUT, "reflection")
