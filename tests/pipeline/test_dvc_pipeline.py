@@ -1,12 +1,19 @@
-"""The whole pipeline through real `dvc repro` and real Prefect on a tiny profile (scripted LLM endpoint)."""
+"""The whole pipeline through real `dvc repro` and real Prefect on a tiny profile (scripted LLM endpoint).
+
+One copy of the project per module: the first test reproduces it, the others change it and put it back.
+What reruns is read from `dvc repro`'s own output ("Running stage 'x'") or from `dvc status --json` (the stages
+whose declared code, data or params changed: what the next `dvc repro` runs first).
+"""
 from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
 import pytest
 
 from pools.jsonl import read_json, read_jsonl
+from tests.pipeline.conftest import FAIL_TYPE, TASK_TYPES, VERIFY_TYPE
 
 pytestmark = pytest.mark.slow
 
@@ -22,36 +29,267 @@ OUTPUTS = {
     "data/eval/llm_planner.jsonl": "rollout",
     "data/eval/expert.jsonl": "rollout",
 }
+EVAL = {"evaluate@hindsight", "evaluate@llm_planner", "evaluate@expert"}
+RESULTS = {"compare@0", "report"}                                # read the evaluations (compare: hindsight vs llm_planner)
+ALL = {"tasks", "gt_pool", "collect", "reflect", "complete", "critic", "pool"} | EVAL | RESULTS
+WORLD = {"gt_pool", "collect", "complete", "critic"} | EVAL      # every stage that steps the world
+LLM = {"collect", "reflect", "complete", "critic"} | EVAL        # every stage that calls the LLM
+RELABEL_PROMPTS = {"reflect", "complete", "critic"}              # the relabeling calls
+
+# What each parameter changes: the stages that read it (the next `dvc repro` starts with exactly these).
+# Every key of params.yaml must be here: a new key needs a line saying which stages read it.
+RERUNS: dict[str, set[str]] = {
+    "world.seed": {"tasks"} | WORLD,
+    "world.max_fails": WORLD,
+    "world.max_steps": WORLD,
+    "world.explore_budget": WORLD,
+    "llm.endpoint": LLM | {"pool", "report"},   # pool records the model that made it in its manifest
+    "llm.model": LLM | {"pool", "report"},
+    "llm.roles": LLM | {"pool", "report"},
+    "tasks.splits": {"tasks"},
+    "tasks.task_types": {"tasks"},
+    "pools.gt_split": {"gt_pool"},
+    "pools.gt_per_type": {"gt_pool"},
+    "collect.variant": {"collect"},
+    "collect.per_type": {"collect"},
+    "relabel.think_tokens": {"reflect"},
+    "relabel.complete_steps": {"complete"},
+    "relabel.complete_tokens": {"complete"},
+    "relabel.repair_rounds": {"complete"},
+    "relabel.critic_examples": {"critic"},
+    "relabel.keep_unverified": {"pool"},
+    "relabel.show_expert": RELABEL_PROMPTS,
+    "relabel.collapse_repeats": RELABEL_PROMPTS,
+    "evaluate.variants": {"evaluate@no_hindsight", "report"},  # a variant added: only its evaluation runs
+    "evaluate.splits": EVAL | {"report"},
+    "evaluate.per_type": EVAL | {"report"},
+    "evaluate.compare": {"compare@1", "report"},  # a pair added: only its comparison runs
+    "evaluate.bootstrap": RESULTS,
+    "evaluate.bootstrap_seed": RESULTS,
+    "pipeline.on_bad_record": ALL - {"tasks", "report"},  # every stage that reads a pipeline file
+    "pipeline.max_failure_share": LLM,
+    # How items run (one at a time, threads, Dask): the output is the same whatever runs them, so no stage reads it.
+    "pipeline.workers": set(),
+    "pipeline.task_runner": set(),
+    "pipeline.dask_address": set(),
+}
+SECTION_RERUNS = {  # every other key of these sections is read by every stage that declares the whole section
+    "world": WORLD,
+    "tasks": {"tasks"},
+    "pools": {"gt_pool"},
+    "collect": {"collect"},
+    "llm": LLM | {"report"},
+    "retrieval": {"collect", "complete"} | EVAL | {"report"},
+    "planner": {"collect"} | EVAL | {"report"},
+}
+# One code file per stage (its flow), and shared code: every stage that imports it.
+CODE_RERUNS: dict[str, set[str]] = {
+    "flows/tasks.py": {"tasks"},
+    "flows/gt_pool.py": {"gt_pool"},
+    "flows/collect.py": {"collect"},
+    "flows/reflect.py": {"reflect"},
+    "flows/complete.py": {"complete"},
+    "flows/critic.py": {"critic"},
+    "flows/pool.py": {"pool"},
+    "flows/evaluate.py": EVAL,
+    "flows/compare.py": RESULTS,
+    "flows/report.py": {"report"},
+    "flows/report_html.py": {"report"},
+    "household/env.py": ALL - {"pool", "compare@0"},
+    "planner/relabel.py": ALL - {"tasks", "pool"} - RESULTS,
+    "pools/jsonl.py": ALL,
+    "flows/stage.py": ALL,
+    "flows/execution.py": ALL,
+    "flows/items.py": ALL - {"tasks"},
+}
 
 
 def ran_stages(output: str) -> set[str]:
+    """Stages `dvc repro` ran, from its own output."""
     return set(re.findall(r"Running stage '([^']+)'", output))
 
 
-def test_repro_every_stage_then_only_downstream_of_a_critic_param(project) -> None:
-    first = project.run("dvc", "repro")
-    assert ran_stages(first.stdout) == {"tasks", "gt_pool", "collect", "reflect", "complete", "critic", "pool",
-                                        "evaluate@hindsight", "evaluate@llm_planner", "evaluate@expert",
-                                        "compare@0", "report"}
+def skipped_stages(output: str) -> set[str]:
+    """Stages `dvc repro` found unchanged."""
+    return set(re.findall(r"Stage '([^']+)' didn't change, skipping", output))
+
+
+def changed_stages(project: Any) -> set[str]:
+    """Stages whose declared code, data or params changed since the last run (`dvc status --json`)."""
+    out = project.run("dvc", "status", "--json").stdout
+    return set(json.loads(out[out.index("{"):]))
+
+
+def status_in_process(project: Any) -> set[str]:
+    """The same as `changed_stages` (DVC's own status, what `dvc status --json` prints), without a process start."""
+    from dvc.repo import Repo
+
+    with Repo(str(project.path)) as repo:
+        # Stage names are addressed relative to the working directory ('../proj/dvc.yaml:tasks'): keep the name.
+        return {name.rsplit(":", 1)[-1] for name in repo.status()}
+
+
+def keys_to_change(params: dict[str, Any]) -> list[str]:
+    """Every key that RERUNS names or no section default covers, and one more key of each section."""
+    keys = []
+    for section, values in params.items():
+        covered = False  # a key of the section that only the section default covers has been picked
+        for name in values:
+            key = f"{section}.{name}"
+            if key in RERUNS or section not in SECTION_RERUNS:
+                keys.append(key)
+            elif not covered:
+                keys.append(key)
+                covered = True
+    return keys
+
+
+def mutate(key: str, value: Any) -> Any:
+    """A different value of the same kind (the stages never run with it: only `dvc status` reads it)."""
+    if key == "evaluate.variants":
+        return [*value, "no_hindsight"]
+    if key == "evaluate.compare":
+        return [*value, {"a": "expert", "b": "llm_planner"}]
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, int):
+        return value + 1
+    if isinstance(value, float):
+        return value / 2 if value else 0.25
+    if value is None:
+        return 1
+    if isinstance(value, str):
+        return value + "-changed"
+    if isinstance(value, list):
+        return value[:-1] if len(value) > 1 else [*value, "changed"]
+    if isinstance(value, dict):
+        return {**value, "changed": {"model": "changed"}}
+    raise TypeError(f"{key}: no mutation for {type(value).__name__}")
+
+
+def expected_reruns(key: str) -> set[str] | None:
+    """The stages a change of `key` must rerun (RERUNS, else its section's readers); None: nobody said."""
+    return RERUNS[key] if key in RERUNS else SECTION_RERUNS.get(key.split(".")[0])
+
+
+def test_repro_runs_every_stage_and_pools_only_what_verifies(module_project) -> None:
+    first = module_project.run("dvc", "repro")
+    assert ran_stages(first.stdout) == ALL, first.stdout[-3000:]
     for rel, schema in OUTPUTS.items():
-        assert read_jsonl(project.path / rel, schema).records, rel
-    gt = read_json(project.path / "data/pools/gt.manifest.json", "manifest")
-    assert set(gt["by_task_type"]) == {"pick_and_place_simple", "pick_heat_then_place_in_recep"}
+        assert read_jsonl(module_project.path / rel, schema).records, rel
+    gt = read_json(module_project.path / "data/pools/gt.manifest.json", "manifest")
+    assert set(gt["by_task_type"]) == set(TASK_TYPES)
     assert gt["records"] > 0
-    expert = read_json(project.path / "metrics/eval/expert/valid_seen.json", "eval_metrics")
-    assert expert["sr"] == 1.0 and expert["episodes"] == 2
-    hs = read_json(project.path / "metrics/eval/hindsight/valid_seen.json", "eval_metrics")
-    assert hs["calls/subgoal"] > 0
-    details = read_json(project.path / "details/eval/hindsight.json", "eval_details")
-    assert set(details["by_split"]["valid_seen"]["by_type"]) == set(gt["by_task_type"])
 
-    assert "up to date" in project.run("dvc", "repro").stdout.lower() or not ran_stages(project.run("dvc", "status").stdout)
+    # One practice task per type; the scripted endpoint completes one with its expert plan, the other without
+    # the step that reaches the goal (see conftest). Only the one that reaches the goal on replay is pooled.
+    rollouts = read_jsonl(module_project.path / "data/relabel/rollouts.jsonl", "rollout").records
+    practice = {r["task_type"]: r["task_id"] for r in rollouts}
+    assert set(practice) == {VERIFY_TYPE, FAIL_TYPE} and len(rollouts) == 2
+    good, bad = practice[VERIFY_TYPE], practice[FAIL_TYPE]
+    completions = read_jsonl(module_project.path / "data/relabel/completions.jsonl", "completion").records
+    assert {c["task_id"]: c["verified"] for c in completions} == {good: True, bad: False}
+    assert {c["task_id"]: c["sample"]["verified"] for c in completions} == {good: True, bad: False}
+    critics = read_jsonl(module_project.path / "data/relabel/critic_samples.jsonl", "critic_sample").records
+    assert {c["task_id"]: c["verified"] for c in critics} == {good: True, bad: False}
+    pooled = read_jsonl(module_project.path / "data/pools/hindsight.jsonl", "sample").records
+    assert sorted((r["kind"], r["task_id"]) for r in pooled) == [("critic", good), ("hindsight", good)]
+    assert all(r["verified"] for r in pooled)
+    hs_manifest = read_json(module_project.path / "data/pools/hindsight.manifest.json", "manifest")
+    assert hs_manifest["records"] == 2 and hs_manifest["verified_share"] == 1.0
+    # The endpoint was asked to complete and value both practice tasks (the failing one maybe more than once:
+    # repair rounds), and the verified one was done after its first completion.
+    calls = module_project.script.calls
+    assert calls[("complete", VERIFY_TYPE)] == 1, dict(calls)
+    assert calls[("complete", FAIL_TYPE)] >= 1 and calls[("critic_sample", FAIL_TYPE)] == 1, dict(calls)
+    assert calls[("?", "")] == 0, f"prompts no template matched: {dict(calls)}"
 
-    project.set_param("relabel.critic_examples", 1)
-    second = ran_stages(project.run("dvc", "repro").stdout)
-    # critic reruns; pool and evaluate rerun when what they read changed; nothing upstream ever does.
-    assert "critic" in second
-    assert second <= {"critic", "pool", "evaluate@hindsight", "evaluate@llm_planner", "evaluate@expert", "compare@0",
-                      "report"}
-    metrics = json.loads(project.run("dvc", "metrics", "show", "--json").stdout)
-    assert metrics
+    # Headline metrics: one small file per variant and split; the rest in details/eval/<variant>.json.
+    expert = read_json(module_project.path / "metrics/eval/expert/valid_seen.json", "eval_metrics")
+    assert expert["sr"] == 1.0 and expert["gc"] == 1.0 and expert["episodes"] == 2
+    hs = read_json(module_project.path / "metrics/eval/hindsight/valid_seen.json", "eval_metrics")
+    assert hs["calls/subgoal"] > 0 and hs["episodes"] == 2
+    details = read_json(module_project.path / "details/eval/hindsight.json", "eval_details")
+    assert set(details["by_split"]["valid_seen"]["by_type"]) == set(TASK_TYPES)
+    compared = read_json(module_project.path / "metrics/compare/hindsight_vs_llm_planner.json", "compare")
+    assert compared["tasks"] == 2 and set(compared["all"]["table"]) == {"both", "only_a", "only_b", "neither"}
+    page = (module_project.path / "report/index.html").read_text(encoding="utf-8")
+    assert 'id="variants-table"' in page and 'id="sr-by-type"' in page and page.count('class="episode"') == 6
+
+    # DVC sees the metrics each evaluate stage wrote (and the stage summaries), with the values on disk.
+    shown = json.loads(module_project.run("dvc", "metrics", "show", "--json").stdout)
+    files = next(iter(shown.values()))["data"]
+    assert {f"metrics/eval/{v}/valid_seen.json" for v in ("hindsight", "llm_planner", "expert")} <= set(files)
+    assert {f"metrics/stages/{s}.json" for s in ("tasks", "gt_pool", "collect", "pool", "evaluate-expert")} <= set(files)
+    assert files["metrics/eval/expert/valid_seen.json"]["data"]["sr"] == 1.0
+    assert files["metrics/eval/hindsight/valid_seen.json"]["data"] == hs
+    # Headline numbers only (issue 15): a short, fixed set of columns, whatever the run.
+    keys = {k for f in files.values() for k in f["data"]}
+    assert keys == {"items", "ok", "failed", "seconds", "episodes", "sr", "gc", "plw_sr", "plw_gc", "calls/subgoal",
+                    "s/subgoal"}, keys
+    table = module_project.run("dvc", "metrics", "show").stdout
+    assert max(len(line) for line in table.splitlines()) <= 160, table
+    # The plot files still render (dvc plots show / diff against the committed state).
+    module_project.run("dvc", "plots", "show", "--json")
+    module_project.run("dvc", "plots", "diff", "HEAD", "--json")
+
+
+def test_noop_repro_runs_no_stage(module_project) -> None:
+    again = module_project.run("dvc", "repro")
+    assert ran_stages(again.stdout) == set(), again.stdout[-3000:]
+    assert skipped_stages(again.stdout) == ALL, again.stdout[-3000:]
+    assert changed_stages(module_project) == set()
+
+
+def test_each_param_and_stage_code_reruns_exactly_the_stages_that_read_it(module_project) -> None:
+    assert changed_stages(module_project) == set() == status_in_process(module_project)
+    original = (module_project.path / "params.yaml").read_text()
+    params = module_project.params()
+    keys = keys_to_change(params)
+    assert {k.split(".")[0] for k in keys} >= {"world", "llm", "retrieval", "planner", "tasks", "pools", "collect",
+                                               "relabel", "evaluate", "pipeline"}
+    wrong = {}
+
+    def check(what: str, got: set[str], want: set[str] | None) -> None:
+        if got != want:
+            wrong[what] = ("not in RERUNS: add it with the stages that read it" if want is None else
+                           f"also reran {sorted(got - want)}, missed {sorted(want - got)}")
+
+    for i, key in enumerate(keys):
+        section, name = key.split(".")
+        module_project.set_param(key, mutate(key, params[section][name]))
+        try:
+            # The CLI's JSON once (the in-process status must agree), then in process: ~1 s less per check.
+            got = changed_stages(module_project) if i == 0 else status_in_process(module_project)
+            assert i or got == status_in_process(module_project)
+        finally:
+            (module_project.path / "params.yaml").write_text(original)
+        check(key, got, expected_reruns(key))
+    for rel, stages in CODE_RERUNS.items():
+        file = module_project.path / rel
+        before = file.read_bytes()
+        file.write_bytes(before + b"\n# a change\n")
+        try:
+            got = status_in_process(module_project)
+        finally:
+            file.write_bytes(before)
+        check(rel, got, stages)
+    assert not wrong, "\n".join(f"{k}: {v}" for k, v in wrong.items())
+    assert changed_stages(module_project) == set()
+
+
+def test_keep_unverified_reruns_pool_and_evaluation_only(module_project) -> None:
+    module_project.set_param("relabel.keep_unverified", True)
+    out = module_project.run("dvc", "repro")
+    # The pool changes (the unverified completion and critic sample join it), so every evaluation reruns, and what
+    # reads the evaluations.
+    assert ran_stages(out.stdout) == {"pool"} | EVAL | RESULTS, out.stdout[-3000:]
+    pooled = read_jsonl(module_project.path / "data/pools/hindsight.jsonl", "sample").records
+    assert sorted((r["kind"], r["task_type"], r["verified"]) for r in pooled) == sorted([
+        ("critic", FAIL_TYPE, False), ("critic", VERIFY_TYPE, True),
+        ("hindsight", FAIL_TYPE, False), ("hindsight", VERIFY_TYPE, True)])
+    module_project.set_param("relabel.keep_unverified", False)
+    back = module_project.run("dvc", "repro")
+    assert ran_stages(back.stdout) == {"pool"} | EVAL | RESULTS, back.stdout[-3000:]
+    assert len(read_jsonl(module_project.path / "data/pools/hindsight.jsonl", "sample").records) == 2
+    assert changed_stages(module_project) == set()
