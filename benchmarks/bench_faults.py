@@ -1,16 +1,22 @@
 """Fault soak: hundreds of injected LLM faults, SIGKILLs and bad rows through the real client and stage engine.
 
-Prints the same table as `pytest tests/reliability` (fault, trials, items lost, items duplicated, clear error).
-Exits non-zero when any item is lost or duplicated or any error is unclear.
+The stage is a stand-in: `tests/reliability/driver.py`, one LLM call per task on the real engine every LLM stage
+uses (flows.common.run_llm_stage: retries, journal, lock, atomic output, summary), not one of the pipeline's
+stages. Prints the same table as `pytest tests/reliability` (fault, trials, items lost, items duplicated, clear
+error). An error is clear when the item's recorded failure names the reason code of the fault that ended it (the
+last one served to it). Exits non-zero when any item is lost or duplicated, any error is unclear, or fewer than
+200 faults were injected.
 
     .venv/bin/python benchmarks/bench_faults.py [--items 60] [--rounds 3] [--kills 5] [--seed 0]
 """
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import os
 import random
+import re
 import sys
 import tempfile
 import time
@@ -20,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")  # per-item progress lines would drown the table
 
-from tests.fakes import ScriptedEndpoint  # noqa: E402
+from tests.fakes import Fault, Request, ScriptedEndpoint  # noqa: E402
 from tests.reliability.harness import (OUT, REASON, ItemScript, FaultTable, bad_rows, driver_env,  # noqa: E402
                                        kill_and_resume, lost_and_duplicated, make_fault, minimal_workspace,
                                        output_ids, prefect_server, run_driver, summary, task_rows, thought,
@@ -30,8 +36,29 @@ TIMEOUT = 0.5
 log = logging.getLogger("bench_faults")
 
 
-def soak_round(table: FaultTable, work: Path, rows: list[dict], rng: random.Random) -> int:
-    """One stage run with random faults per item; returns the faults served."""
+HEALTHY = "ok"  # a healthy answer was served (the client may still have given up on it: a timeout under load)
+
+
+class RecordingScript(ItemScript):
+    """ItemScript that also records, per item, what it served, in order: fault kinds, or HEALTHY."""
+
+    def __init__(self, plan: dict[str, list[Fault]]) -> None:
+        super().__init__(plan=plan)
+        self.order: dict[str, list[str]] = {}
+
+    def __call__(self, req: Request) -> object:
+        answer = super().__call__(req)
+        m = re.search(r"ITEM (\S+)", req.prompt)
+        if isinstance(answer, Fault):  # no pace here: every Fault answered is an injected one
+            kind = f"status_{answer.status}" if answer.kind == "status" else answer.kind
+        else:
+            kind = HEALTHY
+        self.order.setdefault(m.group(1) if m else "?", []).append(kind)
+        return answer
+
+
+def soak_round(table: FaultTable, work: Path, rows: list[dict], rng: random.Random) -> tuple[int, int]:
+    """One stage run with random faults per item; returns the faults served and the items that failed for good."""
     from flows.params import load_params
     from pools.jsonl import read_jsonl
     from tests.reliability.driver import driver_flow
@@ -45,7 +72,7 @@ def soak_round(table: FaultTable, work: Path, rows: list[dict], rng: random.Rand
         picked = [rng.choice(kinds) for _ in range(n)]
         if picked:
             plan[r["id"]], got[r["id"]] = [make_fault(k, TIMEOUT) for k in picked], picked
-    script = ItemScript(plan=plan)
+    script = RecordingScript(plan)
     with ScriptedEndpoint(script) as ep:
         root = minimal_workspace(work, ep.url, ep.model, rows, timeout=TIMEOUT, max_failure_share=1.0)
         os.chdir(root)
@@ -57,13 +84,21 @@ def soak_round(table: FaultTable, work: Path, rows: list[dict], rng: random.Rand
     for kind in kinds:
         items = [i for i, ks in got.items() if kind in ks]
         lost, dup = lost_and_duplicated(items, [w for w in written if w in items], [f for f in failed if f in items])
-        clear = all(any(code in failed[i] for code in REASON.values()) for i in items if i in failed)
+        # A failed item must name the reason of the fault that ended it: the last one served to it.
+        ended = [i for i in failed if i in got and script.order.get(i, [None])[-1] == kind]
+        clear = all(REASON[kind] in failed[i] for i in ended)
         right = all(records[i]["think"] == thought(i) for i in items if i in records)
         table.add(f"llm {kind}", trials=script.served[kind], lost=lost, duplicated=dup, clear=clear and right,
                   note=f"reason '{REASON[kind]}'")
+    # An item whose last request got a healthy answer failed because the client gave up waiting (a loaded machine):
+    # its error must say so.
+    late = [i for i in failed if script.order.get(i, [HEALTHY])[-1] == HEALTHY]
+    if late:
+        table.add("llm healthy answer past the timeout (load)", trials=len(late),
+                  clear=all(REASON["delay"] in failed[i] for i in late), note=f"reason '{REASON['delay']}'")
     lost, dup = lost_and_duplicated([r["id"] for r in rows], written, failed)
     assert (lost, dup) == (0, 0), (lost, dup)
-    return sum(script.served.values())
+    return sum(script.served.values()), len(failed)
 
 
 def main() -> int:
@@ -78,6 +113,8 @@ def main() -> int:
     rng = random.Random(args.seed)
     table = FaultTable()
     started = time.monotonic()
+    print(f"stand-in stage tests/reliability/driver.py: {args.rounds} soak rounds x {args.items} items, "
+          f"{args.kills} SIGKILL trials, seed {args.seed}", file=sys.stderr)
     with tempfile.TemporaryDirectory(prefix="bench-faults-") as tmp:
         tmp_path = Path(tmp)
         server, url = prefect_server(tmp_path / "prefect")
@@ -85,10 +122,11 @@ def main() -> int:
             from prefect.settings import PREFECT_API_URL, PREFECT_LOGGING_TO_API_ENABLED, temporary_settings
 
             rows = task_rows(per_type=(args.items + 1) // 2)[: args.items]
-            injected = 0
+            injected = failed_for_good = 0
             with temporary_settings(updates={PREFECT_API_URL: url, PREFECT_LOGGING_TO_API_ENABLED: False}):
                 for n in range(args.rounds):
-                    injected += soak_round(table, tmp_path / f"soak{n}", rows, rng)
+                    served, failed = soak_round(table, tmp_path / f"soak{n}", rows, rng)
+                    injected, failed_for_good = injected + served, failed_for_good + failed
                     print(f"soak round {n + 1}/{args.rounds}: {injected} faults injected so far", file=sys.stderr)
                 os.chdir(ROOT)
 
@@ -104,8 +142,14 @@ def main() -> int:
                     os.chdir(ROOT)
                     written = output_ids(root)
                     lost, dup = lost_and_duplicated([r["id"] for r in rows[:12]], written)
+                    # Clear: each rejected row is counted, at its line, with the reason its kind must give.
+                    from pools.jsonl import quarantine_path
+                    side = {s["line"]: s["reason"] for s in map(json.loads, quarantine_path(
+                        root / INPUT).read_text(encoding="utf-8").splitlines())}
+                    explained = set(side) == set(where) and all(where[n][1] in side[n] for n in where)
                     table.add("bad input rows (quarantine)", trials=len(where), lost=lost, duplicated=dup,
-                              clear=summary(root)["quarantined"] == len(where), note="counted in stage summary")
+                              clear=explained and summary(root)["quarantined"] == len(where),
+                              note="reason per row; counted in stage summary")
 
             # SIGKILL at random points, then rerun: same records as an uninterrupted run.
             env = driver_env(url)
@@ -128,7 +172,8 @@ def main() -> int:
             server.terminate()
             server.wait(timeout=30)
     print(table.render())
-    print(f"{injected} LLM faults injected, {time.monotonic() - started:.0f} s")
+    print(f"{injected} LLM faults injected into {args.rounds} x {args.items} items; {failed_for_good} items failed "
+          f"for good, each checked for its fault's reason; {time.monotonic() - started:.0f} s")
     bad = [r for r in table.rows.values() if r.lost or r.duplicated or not r.clear]
     return 1 if bad or injected < 200 else 0
 

@@ -1,5 +1,7 @@
 """Pipeline timings: cold `dvc repro`, no-op `dvc repro`, warm-cache `dvc repro -f`, and the stage rerun set
 after a critic-only param change. Runs in a temporary copy of the project (its own LLM cache: a real cold run).
+Per-stage times are printed for the cold run and for the warm-cache run, each labelled. Exits non-zero when a
+no-op `dvc repro` runs a stage or the critic-only change reruns anything upstream of critic.
 
     python benchmarks/bench_pipeline.py                     # the default profile (params.yaml as is)
     python benchmarks/bench_pipeline.py --small             # a small profile, for a quick look
@@ -25,6 +27,8 @@ sys.path.insert(0, str(ROOT))
 
 from flows.prefect_server import prefect_server  # noqa: E402
 
+# A critic-only param change reruns critic (and what reads its output, if that changed), never these:
+CRITIC_UPSTREAM = {"tasks", "gt_pool", "collect", "reflect", "complete"}
 SMALL = ["tasks.task_types=[pick_and_place_simple,pick_heat_then_place_in_recep]", "pools.gt_per_type=2",
          "collect.per_type=1", "evaluate.splits=[valid_seen]", "evaluate.per_type=1", "planner.max_subgoals=6"]
 
@@ -38,6 +42,22 @@ def sh(cwd: Path, env: dict, *cmd: str) -> tuple[float, str]:
     if proc.returncode:
         raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
     return dt, proc.stdout + proc.stderr
+
+
+def ran_stages(output: str) -> set[str]:
+    """Stages `dvc repro` ran, from its own output."""
+    return set(re.findall(r"Running stage '([^']+)'", output))
+
+
+def stage_summaries(proj: Path) -> dict[str, dict]:
+    """Items, failures, seconds and LLM calls of each stage's last run (its full summary, details/stages/*.json)."""
+    out = {}
+    folder = proj / "details" / "stages"
+    for f in sorted((folder if folder.is_dir() else proj / "metrics" / "stages").glob("*.json")):
+        d = json.loads(f.read_text())
+        out[d["stage"]] = {"items": d["items"], "failed": d["failed"], "seconds": d["seconds"],
+                           "llm_calls": (d.get("llm") or {}).get("calls")}
+    return out
 
 
 def copy_project(dest: Path) -> None:
@@ -61,6 +81,7 @@ def main() -> int:
     ap.add_argument("--small", action="store_true", help="a small profile (2 task types, 1 eval split)")
     ap.add_argument("-S", dest="sets", action="append", default=[], help="extra params override key=value")
     ap.add_argument("--keep", action="store_true", help="keep the temporary project (its path is printed)")
+    ap.add_argument("--noop-repeats", type=int, default=3, help="no-op `dvc repro` runs (the median is quoted)")
     args = ap.parse_args()
     sets = (SMALL if args.small else []) + args.sets
     tmp = tempfile.mkdtemp(prefix="bench-pipeline-")
@@ -85,31 +106,40 @@ def main() -> int:
                     node = node[p]
                 node[leaf] = yaml.safe_load(value)
             (proj / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
-        cold, _ = sh(proj, env, "dvc", "repro")
-        noop = [sh(proj, env, "dvc", "repro")[0] for _ in range(3)]
+        cold, cold_out = sh(proj, env, "dvc", "repro")
+        # Per-stage figures of the COLD run: the summaries are rewritten by every later run, so read them now.
+        stages = stage_summaries(proj)
+        noops = [sh(proj, env, "dvc", "repro") for _ in range(args.noop_repeats)]
+        noop = [t for t, _ in noops]
+        noop_ran = sorted(set().union(*(ran_stages(out) for _, out in noops)))
         warm, _ = sh(proj, env, "dvc", "repro", "-f")
+        warm_stages = stage_summaries(proj)
         params = (proj / "params.yaml").read_text()
-        (proj / "params.yaml").write_text(re.sub(r"critic_examples: \d+", "critic_examples: 1", params))
+        (proj / "params.yaml").write_text(re.sub(r"critic_examples: (\d+)",
+                                                 lambda m: f"critic_examples: {int(m.group(1)) + 1}", params))
         _, out = sh(proj, env, "dvc", "repro")
-        rerun = sorted(set(re.findall(r"Running stage '([^']+)'", out)))
-        stages = {}
-        for f in sorted((proj / "metrics" / "stages").glob("*.json")):
-            d = json.loads(f.read_text())
-            stages[d["stage"]] = {"items": d["items"], "failed": d["failed"], "seconds": d["seconds"],
-                                  "llm_calls": (d.get("llm") or {}).get("calls")}
+        rerun = sorted(ran_stages(out))
     if args.keep:
         print(f"kept: {proj}")
     else:
         shutil.rmtree(proj, ignore_errors=True)
     print(f"profile: {'small' if args.small else 'default'} {' '.join(args.sets)}")
-    print(f"cold dvc repro:         {cold:8.1f} s")
-    print(f"no-op dvc repro:        {statistics.median(noop):8.2f} s (median of 3)")
-    print(f"warm-cache dvc repro -f:{warm:8.1f} s  -> cold/warm = {cold / warm:.1f}x")
-    print(f"after relabel.critic_examples change, reran: {', '.join(rerun)}")
-    print("per stage (last run):")
-    for name, d in stages.items():
-        print(f"  {name:<24} items {d['items']:>4}  failed {d['failed']:>3}  {d['seconds']:8.1f} s  llm calls {d['llm_calls']}")
-    return 0
+    print(f"cold dvc repro (1 run, own empty LLM cache): {cold:8.1f} s, ran {len(ran_stages(cold_out))} stages")
+    print(f"no-op dvc repro: {statistics.median(noop):8.2f} s (median of {len(noop)}), stages run: {noop_ran or 'none'}")
+    print(f"warm-cache dvc repro -f (1 run, LLM cache hits): {warm:8.1f} s  -> cold/warm = {cold / warm:.1f}x")
+    print(f"after relabel.critic_examples + 1, reran: {', '.join(rerun)}")
+    for title, table in (("per stage, cold run", stages), ("per stage, warm-cache run", warm_stages)):
+        print(f"{title}:")
+        for name, d in table.items():
+            print(f"  {name:<24} items {d['items']:>4}  failed {d['failed']:>3}  {d['seconds']:8.1f} s  "
+                  f"llm calls {d['llm_calls']}")
+    missed = []
+    if noop_ran:
+        missed.append(f"a no-op dvc repro ran {noop_ran}")
+    if "critic" not in rerun or set(rerun) & CRITIC_UPSTREAM:
+        missed.append(f"relabel.critic_examples reran {rerun}: expected critic and none of {sorted(CRITIC_UPSTREAM)}")
+    print("targets met" if not missed else "TARGETS MISSED: " + "; ".join(missed), file=sys.stderr)
+    return 1 if missed else 0
 
 
 if __name__ == "__main__":
