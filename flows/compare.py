@@ -11,10 +11,10 @@ from typing import Any
 
 from prefect import flow, get_run_logger
 
-from flows.common import path, read_input
+from flows.env import project_dir
 from flows.params import ParamsError, load_params, section
 from pools.compare import compare
-from pools.jsonl import write_json
+from pools.jsonl import read_jsonl, write_json
 
 SEP = "_vs_"
 
@@ -52,11 +52,12 @@ def pairs(params: dict[str, Any]) -> list[tuple[str, str]]:
 def compare_flow(params: dict[str, Any], a: str, b: str, policy: str) -> dict[str, Any]:
     """Compare variant A with B on the tasks both ran and write metrics/compare/<A>_vs_<B>.json."""
     samples, seed = bootstrap(params)
-    ra = read_input(f"data/eval/{a}.jsonl", "rollout", policy).records
-    rb = read_input(f"data/eval/{b}.jsonl", "rollout", policy).records
+    root = project_dir()
+    ra = read_jsonl(root / f"data/eval/{a}.jsonl", "rollout", on_bad=policy).records  # type: ignore[arg-type]
+    rb = read_jsonl(root / f"data/eval/{b}.jsonl", "rollout", on_bad=policy).records  # type: ignore[arg-type]
     result = compare(a, ra, b, rb, samples=samples, seed=seed)
     name = pair_name(a, b)
-    write_json(path(f"metrics/compare/{name}.json"), result, "compare")
+    write_json(root / f"metrics/compare/{name}.json", result, "compare")
     o = result["all"]
     get_run_logger().info("compare %s: %d tasks, SR %.3f vs %.3f, diff %+.3f [%+.3f, %+.3f], McNemar p %.3f",
                           name, o["tasks"], o["a"]["sr"], o["b"]["sr"], o["sr_diff"], *o["sr_diff_ci"],
@@ -66,13 +67,14 @@ def compare_flow(params: dict[str, Any], a: str, b: str, policy: str) -> dict[st
 
 def main(item: str | None = None, on_bad_record: str | None = None) -> None:
     """Entry point for `hindsight stage compare A_vs_B`."""
-    from flows.common import on_bad
     from pools.compare import CompareError
 
     a, b = parse_pair(item)
     params = load_params()
+    # As flows.common.on_bad, which is not imported: it brings the LLM client into this stage's dependencies.
+    policy = on_bad_record or (params.get("pipeline") or {}).get("on_bad_record", "fail")
     try:
-        compare_flow(params, a, b, on_bad(params, on_bad_record))
+        compare_flow(params, a, b, policy)
     except CompareError as exc:
         raise ParamsError(f"compare {item}: {exc}") from None
 

@@ -98,9 +98,9 @@ CODE_RERUNS: dict[str, set[str]] = {
     "household/env.py": ALL - {"pool", "compare@0"},
     "planner/relabel.py": ALL - {"tasks", "pool"} - RESULTS,
     "pools/jsonl.py": ALL,
-    "flows/stage.py": ALL,
-    "flows/execution.py": ALL,
-    "flows/items.py": ALL - {"tasks"},
+    "flows/stage.py": ALL - RESULTS,  # compare and report run no items (and import no LLM code)
+    "flows/execution.py": ALL - RESULTS,
+    "flows/items.py": ALL - {"tasks"} - RESULTS,
 }
 
 
