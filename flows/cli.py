@@ -11,6 +11,7 @@ COMMAND_MODULES = (
     "flows.cmd_world",
     "flows.cmd_llm",
     "flows.cmd_episode",
+    "flows.cmd_relabel",
     "flows.cmd_stage",
     "flows.cmd_pools",
     "flows.cmd_compare",

@@ -52,12 +52,12 @@ def max_failure_share(params: dict[str, Any]) -> float:
     return float((params.get("pipeline") or {}).get("max_failure_share", 0.5))
 
 
-def llm_client(params: dict[str, Any]):  # -> planner.llm.client.LLMClient (imported lazily: heavy)
-    """The one LLM client of this process, configured from params `llm:`."""
+def llm_client(params: dict[str, Any], cache_dir: Path | None = None):  # -> LLMClient (imported lazily: heavy)
+    """The one way to build an LLM client: from params `llm:` (response cache in `cache_dir`, else the project's)."""
     from planner.llm.client import LLMClient
     from planner.llm.settings import LLMSettings
 
-    return LLMClient(LLMSettings.from_params(params["llm"]))
+    return LLMClient(LLMSettings.from_params(params["llm"]), cache_dir=cache_dir)
 
 
 def write_pool(name: str, records: Iterable[dict[str, Any]], used_params: dict[str, Any],
