@@ -10,7 +10,8 @@ from flows.items import Planned, StagePlan
 from flows.params import load_params
 
 SECTIONS = ("world", "llm", "retrieval", "relabel")
-COMPLETE_KEYS = ("complete_steps", "complete_tokens", "show_expert", "repair_rounds", "collapse_repeats")
+COMPLETE_KEYS = ("complete_steps", "complete_tokens", "show_expert", "repair_rounds", "collapse_repeats",
+                 "repair_temperature")
 
 
 def plan(params: dict[str, Any], policy: str) -> Planned:

@@ -57,7 +57,9 @@ RELABEL_DEFAULTS: dict[str, Any] = {
                                  # rollout of the task; False = the ablation that hides it
     "repair_rounds": 2,          # beyond the paper: a completion whose replay fails is repaired this many times, each
                                  # round fed the replay's first failed step and reason (0 = the paper: one call)
-    "collapse_repeats": True,    # ours: an immediate repeat of a failed interaction is kept once in a hindsight trace
+    "collapse_repeats": True,    # ours: an immediate repeat of a step (same outcome) is kept once in a hindsight trace
+    "repair_temperature": 0.7,   # ours: a repair round after a round that ran clean but short of the goal samples
+                                 # (seeded by the round) instead of repeating the greedy continuation
 }
 
 
@@ -97,6 +99,7 @@ class PlannerConfig:
     show_expert: bool = RELABEL_DEFAULTS["show_expert"]
     repair_rounds: int = RELABEL_DEFAULTS["repair_rounds"]
     collapse_repeats: bool = RELABEL_DEFAULTS["collapse_repeats"]
+    repair_temperature: float = RELABEL_DEFAULTS["repair_temperature"]
     seed: int = 0            # from world.seed
     max_fails: int = 10      # from world.max_fails
     max_steps: int = 1000    # from world.max_steps

@@ -15,6 +15,7 @@ from household.tasks import Task
 from planner.config import PlannerConfig
 from planner.examples import ExamplePools
 from planner.grounding import Grounder, classes_of
+from planner.llm.constrain import Constraint
 from planner.loop import NO_PROPOSAL, NO_SUBGOAL, run_episode
 from planner.parsing import format_plan, parse_values, split_plan
 from planner.phi import phi
@@ -36,17 +37,16 @@ def robot_trace(rollout: Rollout, collapse_repeats: bool = True) -> list[tuple[s
     """What the robot did, in order: (sub-goal, the world's failure reason or '').
 
     Steps where nothing legal was proposed never reached the world and `Stop` would end a replay: both are left
-    out. With `collapse_repeats`, an immediate repeat of a failed interaction with the same reason is kept once:
-    such a failure changes nothing in the world, and ten in a row teach nothing the first one does not. (A
-    repeated walk is kept: even a failed `Navigation` moves the robot.)
+    out. With `collapse_repeats`, an immediate repeat of a step with the same outcome is kept once: ten
+    "Navigation ToiletPaperHanger" in a row teach nothing the first one does not, and a small model continuing
+    such a trace copies the loop. (The sample is verified by replaying what it keeps, so it stays true.)
     """
     out: list[tuple[str, str]] = []
     for s in rollout.steps:
         if s.subgoal in (NO_SUBGOAL, "Stop") or s.reason == NO_PROPOSAL:
             continue
         item = (s.subgoal, "" if s.ok else (s.reason or "failed"))
-        if (collapse_repeats and item[1] and out and out[-1] == item
-                and not item[0].startswith("Navigation ")):
+        if collapse_repeats and out and out[-1] == item:
             continue
         out.append(item)
     return out
@@ -96,9 +96,14 @@ def complete(reflection: Reflection, rollout: Rollout, task: Task, client: Any, 
     rounds: list[dict[str, Any]] = []
     kept = list(trace)  # what the next round continues: the robot's trace, then each round's replayed part
     best: tuple[list[str], dict[str, Any]] | None = None
+    resample = False
     for rnd in range(cfg.repair_rounds + 1):
+        # A round after one that ran without failing but fell short of the goal has nothing new to be told: it
+        # samples another continuation (seeded by the round, so reruns are exact and cached).
         resp = client.complete("complete", base + done_prefix([inline_step(sg, r) for sg, r in kept]),
-                               max_tokens=cfg.complete_tokens, stop=["\n"])
+                               max_tokens=cfg.complete_tokens, stop=["\n"],
+                               temperature=cfg.repair_temperature if resample else None,
+                               seed=rnd if resample else None)
         added = _ground_steps(resp.text, classes, grounder, cfg.complete_steps)
         steps = [sg for sg, _ in kept] + added
         rep = replay(task, steps, cfg, rollout.seed, scene) if steps else _empty_replay()
@@ -114,8 +119,9 @@ def complete(reflection: Reflection, rollout: Rollout, task: Task, client: Any, 
             break
         # Keep what replayed up to that failure, with the world's reasons (the replay is the truth for the robot's
         # part too), and continue from there.
-        if first_new is None:  # the new steps ran without failing but did not reach the goal: continue after them
-            first_new = rep["ran"] - 1
+        resample = first_new is None
+        if resample:  # the new steps ran without failing but did not reach the goal: try again from the same point
+            continue
         kept = [(steps[i], rep["reasons"][i]) for i in range(first_new + 1)]
     assert best is not None
     steps, rep = best
@@ -132,8 +138,8 @@ def _ground_steps(text: str, classes: Sequence[str], grounder: Grounder, limit: 
     for raw in split_plan(text)[:limit]:
         raw = raw.split("[")[0].strip()  # the model may copy the '[failed: ...]' form: the step is what counts
         sg = grounder.ground(raw, classes) if raw else None
-        if sg is None or sg == "Stop":
-            continue  # an invented step ("Navigation LivingRoom") is dropped; the legal ones after it still count
+        if sg is None or sg == "Stop" or (out and out[-1] == sg):
+            continue  # an invented step ("Navigation LivingRoom") or a copied repeat is dropped; the rest count
         out.append(sg)
     return out
 
@@ -170,10 +176,14 @@ def critic_sample(rollout: Rollout, reflection: Reflection, task: Task, client: 
     steps = [sg for sg, reason in robot_trace(rollout, cfg.collapse_repeats) if not reason]
     prompt = render("critic_sample", examples=critic_examples(list(examples)), phi=reflection.phi,
                     expert=_expert_line(expert, cfg), plan=format_plan(steps) or "(nothing)")
-    resp = client.complete("critic_sample", prompt, max_tokens=cfg.critic_tokens + 4, stop=["\n"])
-    value = parse_values("1." + resp.text, 1)[0]
     rep = replay(task, steps, cfg, rollout.seed)
     truth = (rep["met"], rep["total"])
+    # In hindsight the task is known, so is b (its number of goal conditions): the model answers a, constrained.
+    b = max(truth[1], 1)
+    constraint = Constraint.template(["the value is ", tuple(str(i) for i in range(b + 1)), f"/{b}"])
+    resp = client.complete("critic_sample", prompt, max_tokens=cfg.critic_tokens + 4, stop=["\n"],
+                           constraint=constraint)
+    value = parse_values("1." + resp.text, 1)[0]
     if value is None:  # unparsable: keep the replay's value, unverified (the LLM did not say it)
         num, den, verified = truth[0], truth[1], False
     else:

@@ -124,7 +124,11 @@ def test_after_repair_rounds_fail_the_completion_is_unverified_and_not_pooled(ta
         done = complete(refl, rollout, task, _client(ep, tmp_path), PlannerConfig(repair_rounds=2),
                         grounder=Grounder(0.6, RejectingMapper))
         n_calls = len(ep.requests)
+        bodies = [r.body for r in ep.requests]
     assert n_calls == 3 and [r["round"] for r in done.rounds] == [0, 1, 2]
+    # Round 1 ran clean but short of the goal: round 2 samples from the same point (seeded), not greedy again.
+    assert done.rounds[1]["failure"] is None and bodies[2].get("temperature", 0) > 0 and "seed" in bodies[2]
+    assert bodies[0].get("temperature", 0) == 0
     assert not done.verified and not done.sample.verified
     assert all(not r["replay"]["success"] for r in done.rounds)
     row = done.to_dict()
@@ -157,13 +161,12 @@ def test_critic_sample_checked_against_replay(task, tmp_path):
     assert not junk.verified and (junk.value_num, junk.value_den) == (met, total)
 
 
-def test_robot_trace_keeps_failures_collapses_repeated_failed_interactions(task):
+def test_robot_trace_keeps_failures_and_collapses_immediate_repeats(task):
     rollout = _rollout(task, [("Navigation SinkBasin", ""), ("Navigation SinkBasin", ""),
                               ("PickupObject Egg", "Egg not found"), ("PickupObject Egg", "Egg not found"),
                               ("Navigation Egg", "Egg not found"), ("Navigation Egg", "Egg not found"),
                               ("Stop", "")])
-    assert robot_trace(rollout) == [("Navigation SinkBasin", ""), ("Navigation SinkBasin", ""),
-                                    ("PickupObject Egg", "Egg not found"), ("Navigation Egg", "Egg not found"),
+    assert robot_trace(rollout) == [("Navigation SinkBasin", ""), ("PickupObject Egg", "Egg not found"),
                                     ("Navigation Egg", "Egg not found")]
     assert len(robot_trace(rollout, collapse_repeats=False)) == 6
 
