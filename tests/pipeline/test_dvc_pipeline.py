@@ -56,6 +56,7 @@ RERUNS: dict[str, set[str]] = {
     "relabel.complete_steps": {"complete"},
     "relabel.complete_tokens": {"complete"},
     "relabel.repair_rounds": {"complete"},
+    "relabel.repair_temperature": {"complete"},
     "relabel.critic_examples": {"critic"},
     "relabel.keep_unverified": {"pool"},
     "relabel.show_expert": RELABEL_PROMPTS,
