@@ -5,9 +5,10 @@ from typing import Any
 
 from prefect import flow
 
-from flows.common import CRITIC_SAMPLES, GT_POOL, REFLECTIONS, ROLLOUTS, on_bad, read_input, run_llm_stage
+from flows.common import CRITIC_SAMPLES, GT_POOL, REFLECTIONS, ROLLOUTS, on_bad, run_llm_stage
 from flows.items import Planned, StagePlan
 from flows.params import load_params
+from flows.relabel_inputs import read_reflected
 
 SECTIONS = ("world", "llm", "relabel")
 CRITIC_KEYS = ("show_expert", "collapse_repeats")
@@ -17,29 +18,22 @@ def plan(params: dict[str, Any], policy: str) -> Planned:
     """The items of stage `critic` and how to run one (rebuilt from params and files on a Dask worker)."""
     from household.tasks import get_task
     from planner.config import PlannerConfig
-    from planner.examples import ExamplePools
     from planner.relabel import critic_sample
-    from pools.records import Reflection, Rollout
+    from pools.records import Reflection
 
-    reflections = read_input(REFLECTIONS, "reflection", policy)
-    rollouts = read_input(ROLLOUTS, "rollout", policy)
-    gt = read_input(GT_POOL, "sample", policy)
-    by_id = {r["id"]: Rollout.from_dict(r) for r in rollouts.records}
+    inputs = read_reflected(policy)
     n_examples = int(params["relabel"]["critic_examples"])
-    pools = ExamplePools.from_records(gt.records)
-    gt_by_id = {s.id: s for s in pools.gt}
     cfg = PlannerConfig.from_params({"world": params["world"], "relabel": {
         key: params["relabel"][key] for key in CRITIC_KEYS}})
-    items = [(r["id"], r) for r in reflections.records if r["rollout_id"] in by_id]
 
     def work(client: Any, reflection: dict[str, Any]) -> dict[str, Any]:
-        rollout = by_id[reflection["rollout_id"]]
+        rollout = inputs.rollouts[reflection["rollout_id"]]
         # The practice task's own gt critic samples would give the answer away: never shown.
-        examples = pools.retrieve("critic_gt", rollout.instruction, n_examples, exclude_task=rollout.task_id)
+        examples = inputs.pools.retrieve("critic_gt", rollout.instruction, n_examples, exclude_task=rollout.task_id)
         return critic_sample(rollout, Reflection.from_dict(reflection), get_task(rollout.task_id), client, cfg,
-                             examples=examples, expert=gt_by_id.get(rollout.leave_out)).to_dict()
+                             examples=examples, expert=inputs.experts.get(rollout.leave_out)).to_dict()
 
-    return Planned(items, work, quarantined=len(reflections.rejected) + len(rollouts.rejected) + len(gt.rejected))
+    return Planned(inputs.items, work, quarantined=inputs.quarantined)
 
 
 @flow(name="critic")
