@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/bench_planner.py [--per-type 4] [--variants hindsight,no_hindsight,...]
         [--hindsight-pool data/pools/hindsight.jsonl] [--params params.yaml] [--out FILE] [--json]
+    .venv/bin/python benchmarks/bench_planner.py --from-rollouts data/relabel/rollouts.jsonl   # summarize only
 
 The sample: `--per-type` tasks of each task type of `--split` (pools.select.stratified, seed world.seed), the same
 for every variant. The gt pool is drawn as the `gt_pool` stage draws it (params pools.*); the hindsight pool is read
@@ -64,8 +65,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-subgoals", type=int, default=None, help="override planner.max_subgoals")
     ap.add_argument("--out", default=None, help="also write every figure and episode row as JSON here")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--from-rollouts", default=None, metavar="JSONL",
+                    help="only summarize rollouts a stage already wrote (e.g. data/relabel/rollouts.jsonl): no LLM")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
+    if args.from_rollouts:
+        rows = [json.loads(line) for line in Path(args.from_rollouts).read_text().splitlines() if line.strip()]
+        q = _quality(rows)
+        print(json.dumps(q, indent=1) if args.json else
+              f"{args.from_rollouts}: {q['successes']}/{q['episodes']} succeeded, GC {q['gc']:.2f}; stops "
+              f"{q['stop_reasons']}; {q['calls_per_subgoal']} calls and {q['seconds_per_subgoal']} s per sub-goal "
+              f"({sum(len(r['steps']) for r in rows)} sub-goals); illegal actor answers "
+              f"{sum(r['metrics'].get('actor_illegal', 0) for r in rows)} of "
+              f"{sum(r['metrics'].get('actor_calls', 0) for r in rows)}; adapter accuracy {q['adapter_accuracy']}")
+        return 0
 
     from flows.env import configure
     configure()
