@@ -31,7 +31,7 @@ class StepContext:
     failed: tuple[str, ...] = ()  # recent failures 'SubGoal (reason)'
     holding: str = ""
     trace: tuple[str, ...] = ()  # every executed sub-goal in order, failed ones as 'SubGoal [failed: reason]'
-    where: str = ""  # 'Apple (CounterTop), ...': each seen object class with the place it was last seen at
+    where: tuple[str, ...] = ()  # 'Apple (CounterTop)': each seen class with the place it was last seen at
 
 
 @dataclass

@@ -37,6 +37,11 @@ def where_text(seen: Sequence[str], located: Sequence[tuple[str, str]]) -> tuple
 STATE_TOGGLES = {"heat": ("Microwave",), "clean": ("Faucet",)}
 
 
+def named_classes(args: dict | None) -> list[str]:
+    """The classes the predicted arguments name (object, parent, mrecep, toggle target)."""
+    return [v for k, v in (args or {}).items() if isinstance(v, str) and v and k != "object_state"]
+
+
 def task_scope(args: dict | None) -> dict[str, set[str]] | None:
     """What the predicted arguments call for: objects to pick up and things to switch (None = no arguments)."""
     if not args:

@@ -27,7 +27,7 @@ from planner.critic import Critic
 from planner.examples import ExamplePools
 from planner.generator import Belief, BeliefGenerator, LLMGenerator, belief_step
 from planner.grounding import Grounder, classes_of
-from planner.legal import legal_now, task_scope, where_text
+from planner.legal import legal_now, named_classes, task_scope, where_text
 from planner.parsing import args_accuracy
 from planner.prompting import inline_step, render
 from planner.variants import Variant, get_variant
@@ -69,8 +69,7 @@ class Planner:
     def decide(self, ctx: StepContext, belief: Belief, last_failed: bool,
                legal_for: Callable[[Belief], list[str]] | None = None) -> BeamResult:
         """Choose the next sub-goal for the real state (each proposal from `legal_for(state)` when given)."""
-        classes = list(ctx.seen) + [v for k, v in (ctx.args or {}).items() if isinstance(v, str) and v
-                                    and k not in ("object_state",)]
+        classes = list(ctx.seen) + named_classes(ctx.args)
         legal_for = legal_for if self.cfg.legal_actions else None
         if self.variant.search == "replan":
             return self._replan(ctx, belief, last_failed, classes)
@@ -224,7 +223,7 @@ def run_episode(task: Task, variant: str, pools: ExamplePools, client: Any, cfg:
         ctx = StepContext(instruction, seen, pred if spec.adapter else None, tuple(done), tuple(failed[-2:]),
                           belief.holding, tuple(trace), where_text(seen, obs.located))
         if planner is not None:
-            named = [v for k, v in pred.items() if isinstance(v, str) and v and k != "object_state"]
+            named = named_classes(pred)
 
             scope = task_scope(pred) if cfg.legal_scope == "task" else None
 
@@ -249,7 +248,7 @@ def run_episode(task: Task, variant: str, pools: ExamplePools, client: Any, cfg:
         no_prop_streak = 0
         action = result.action
         sr = env.step(action)
-        trace.append(inline_step(action, sr.reason or "" if not sr.ok else ""))
+        trace.append(inline_step(action, "" if sr.ok else sr.reason or "failed"))
         key = (action, sr.reason or "")
         repeat = fail_counts[key]
         if not sr.ok:
