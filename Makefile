@@ -35,7 +35,7 @@ models: $(STAMP)
 
 # One Prefect server for the whole run instead of an ephemeral one per stage.
 run: setup
-	$(BIN)/python -m flows.prefect_server -- $(BIN)/dvc repro
+	$(BIN)/python -m flows.runtime.prefect_server -- $(BIN)/dvc repro
 
 test: setup
 	$(BIN)/python -m pytest -q

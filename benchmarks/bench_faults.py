@@ -1,7 +1,7 @@
 """Fault soak: hundreds of injected LLM faults, SIGKILLs and bad rows through the real client and stage engine.
 
 The stage is a stand-in: `tests/reliability/driver.py`, one LLM call per task on the real engine every LLM stage
-uses (flows.common.run_llm_stage: retries, journal, lock, atomic output, summary), not one of the pipeline's
+uses (flows.runtime.llm_stage.run_llm_stage: retries, journal, lock, atomic output, summary), not one of the pipeline's
 stages. Prints the same table as `pytest tests/reliability` (fault, trials, items lost, items duplicated, clear
 error). An error is clear when the item's recorded failure names the reason code of the fault that ended it (the
 last one served to it). Exits non-zero when any item is lost or duplicated, any error is unclear, or fewer than
@@ -59,7 +59,7 @@ class RecordingScript(ItemScript):
 
 def soak_round(table: FaultTable, work: Path, rows: list[dict], rng: random.Random) -> tuple[int, int]:
     """One stage run with random faults per item; returns the faults served and the items that failed for good."""
-    from flows.params import load_params
+    from flows.runtime.params import load_params
     from pools.jsonl import read_jsonl
     from tests.reliability.driver import driver_flow
 
@@ -131,7 +131,7 @@ def main() -> int:
                 os.chdir(ROOT)
 
                 # Bad input through the stage, quarantined and counted.
-                from flows.params import load_params
+                from flows.runtime.params import load_params
                 from tests.reliability.driver import INPUT, driver_flow
 
                 with ScriptedEndpoint(ItemScript()) as ep:

@@ -76,9 +76,9 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
 
-    from flows.env import configure
+    from flows.runtime.workspace import configure
     configure()
-    from flows.params import load_params
+    from flows.runtime.params import load_params
     from household.tasks import get_task, load_tasks
     from planner.config import PlannerConfig
     from planner.examples import ExamplePools
@@ -99,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
     practice = practice_samples([s.to_dict() for s in gt], per_type)
     cache = tempfile.mkdtemp(prefix="bench-relabel-")
     params = {**params, "llm": dict(params["llm"])}
-    from flows.common import llm_client
+    from flows.runtime.llm_stage import llm_client
 
     client = llm_client(params, cache_dir=Path(cache))
     started = time.perf_counter()

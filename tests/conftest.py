@@ -24,7 +24,7 @@ def scripted_endpoint() -> Iterator[ScriptedEndpoint]:
 @pytest.fixture(scope="session")
 def prefect_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """One Prefect server for every stage run of the session (an ephemeral one per process costs ~15 s each)."""
-    from flows.prefect_server import prefect_server as server
+    from flows.runtime.prefect_server import prefect_server as server
 
     with server(tmp_path_factory.mktemp("prefect")) as url:
         yield url

@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from flows.cli import main
-from flows.params import ParamsError, load_params, section
+from flows.cli.main import main
+from flows.runtime.params import ParamsError, load_params, section
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -20,7 +20,7 @@ def test_profile_prints_set_params(capsys: pytest.CaptureFixture[str]) -> None:
 def test_every_profile_key_exists_in_params() -> None:
     import yaml
 
-    from flows.cmd_profile import flatten
+    from flows.cli.cmd_profile import flatten
 
     params = load_params(ROOT / "params.yaml")
     profiles = sorted((ROOT / "profiles").glob("*.yaml"))

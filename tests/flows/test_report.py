@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 import yaml
 
-from flows.cli import main as cli
+from flows.cli.main import main as cli
 from pools.jsonl import write_json, write_jsonl
 from pools.manifest import build_manifest
 

@@ -38,7 +38,7 @@ def test_signal_to_a_run_stops_its_command_and_prefect_server(tmp_path: Path, si
     ws = tmp_path / "ws"
     ws.mkdir()
     (ws / "params.yaml").write_text("{}\n")  # a workspace: the server's home and log live here
-    run = subprocess.Popen([sys.executable, "-m", "flows.prefect_server", "--", "sleep", "300"], cwd=ws,
+    run = subprocess.Popen([sys.executable, "-m", "flows.runtime.prefect_server", "--", "sleep", "300"], cwd=ws,
                            env=env_for(ws), stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     try:
         # The command starts once the server is healthy: then the whole tree is there.
@@ -102,6 +102,26 @@ def test_sigterm_to_a_stage_stops_prefects_temporary_server(tmp_path: Path) -> N
         assert run.returncode == 128 + signal.SIGTERM, out[-2000:]
         assert "hindsight: terminated" in out and "Traceback" not in out, out[-2000:]
         assert wait_gone(tree, timeout=10) == {}
+    finally:
+        if run.poll() is None:
+            run.kill()
+
+
+def test_sigkill_of_the_owner_takes_its_prefect_server_and_command(tmp_path: Path) -> None:
+    """SIGKILL runs no cleanup in the owner: the watchdog (flows.runtime.watchdog) must stop what it started."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "params.yaml").write_text("{}\n")
+    run = subprocess.Popen([sys.executable, "-m", "flows.runtime.prefect_server", "--", "sleep", "300"], cwd=ws,
+                           env=env_for(ws), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        tree = wait_for(lambda: (d := descendants(run.pid)) and any(c.startswith("sleep 300")
+                                                                   for c in command_lines(d)) and d,
+                        timeout=180, what="the Prefect server and the command")
+        assert any(" server start" in c for c in command_lines(tree)), command_lines(tree)
+        run.kill()
+        run.wait(timeout=10)
+        assert wait_gone(tree, timeout=30) == {}
     finally:
         if run.poll() is None:
             run.kill()

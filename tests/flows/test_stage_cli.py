@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from flows.pool import role_models, rollout_roles
+from flows.stages.hindsight_pool import role_models, rollout_roles
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent

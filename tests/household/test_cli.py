@@ -5,7 +5,7 @@ import sys
 from argparse import Namespace
 from pathlib import Path
 
-from flows.cmd_world import _play
+from flows.cli.cmd_world import _play
 from household.tasks import load_tasks
 
 ROOT = Path(__file__).resolve().parents[2]

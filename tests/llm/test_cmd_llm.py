@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from flows import cmd_llm
+from flows.cli import cmd_llm
 from tests.fakes import Fault, Reply, ScriptedEndpoint
 
 

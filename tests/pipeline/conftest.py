@@ -197,7 +197,7 @@ class Project:
                 shutil.copy2(src, path / name)
         script.load_templates()
         params = yaml.safe_load((ROOT / "params.yaml").read_text())
-        from flows.cmd_profile import endpoint_profile
+        from flows.cli.cmd_profile import endpoint_profile
 
         # Every role (also those the laptop profile pins to the embedded model) goes to the scripted endpoint.
         scripted = endpoint_profile(params, endpoint.url, endpoint.model)["llm"]

@@ -85,23 +85,23 @@ SECTION_RERUNS = {  # every other key of these sections is read by every stage t
 }
 # One code file per stage (its flow), and shared code: every stage that imports it.
 CODE_RERUNS: dict[str, set[str]] = {
-    "flows/tasks.py": {"tasks"},
-    "flows/gt_pool.py": {"gt_pool"},
-    "flows/collect.py": {"collect"},
-    "flows/reflect.py": {"reflect"},
-    "flows/complete.py": {"complete"},
-    "flows/critic.py": {"critic"},
-    "flows/pool.py": {"pool"},
-    "flows/evaluate.py": EVAL,
-    "flows/compare.py": RESULTS,
-    "flows/report.py": {"report"},
-    "flows/report_html.py": {"report"},
+    "flows/stages/task_list.py": {"tasks"},
+    "flows/stages/gt_pool.py": {"gt_pool"},
+    "flows/stages/collect.py": {"collect"},
+    "flows/stages/reflect.py": {"reflect"},
+    "flows/stages/complete.py": {"complete"},
+    "flows/stages/critic_samples.py": {"critic"},
+    "flows/stages/hindsight_pool.py": {"pool"},
+    "flows/stages/evaluate.py": EVAL,
+    "flows/stages/comparisons.py": RESULTS,
+    "flows/stages/report.py": {"report"},
+    "flows/stages/report_html.py": {"report"},
     "household/env.py": ALL - {"pool", "compare@0"},
     "planner/relabel.py": ALL - {"tasks", "pool"} - RESULTS,
     "pools/jsonl.py": ALL,
-    "flows/stage.py": ALL - RESULTS,  # compare and report run no items (and import no LLM code)
-    "flows/execution.py": ALL - RESULTS,
-    "flows/items.py": ALL - {"tasks"} - RESULTS,
+    "flows/runtime/stage.py": ALL - RESULTS,  # compare and report run no items (and import no LLM code)
+    "flows/runtime/execution.py": ALL - RESULTS,
+    "flows/runtime/items.py": ALL - {"tasks"} - RESULTS,
 }
 
 

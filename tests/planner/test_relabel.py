@@ -5,12 +5,12 @@ import dataclasses
 
 import pytest
 
-from flows.pool import select
+from flows.stages.hindsight_pool import select
 from household.expert import expert_plan
 from household.tasks import load_tasks
 from planner.config import PlannerConfig
-from planner.gt import build_gt_critic_samples, build_gt_samples
 from planner.grounding import Grounder
+from planner.gt import build_gt_critic_samples, build_gt_samples
 from planner.relabel import complete, critic_sample, reflect, robot_trace
 from planner.replay import replay
 from pools.records import Reflection, Rollout, StepRecord

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from flows.cmd_relabel import register
+from flows.cli.cmd_relabel import register
 from household.expert import expert_plan
 from household.tasks import load_tasks
 

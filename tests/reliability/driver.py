@@ -1,4 +1,4 @@
-"""A minimal LLM stage on the real engine (flows.common.run_llm_stage): one chat call per task, one record out.
+"""A minimal LLM stage on the real engine (flows.runtime.llm_stage.run_llm_stage): one chat call per task, one record out.
 
 It stands in for collect/reflect (whose planner code is still moving) so the reliability suite exercises exactly
 the shared machinery every LLM stage uses: schema-checked input with the bad-record policy, Prefect task per item
@@ -26,8 +26,8 @@ def prompt(task: dict[str, Any]) -> str:
 
 def plan(params: dict[str, Any], policy: str) -> Any:
     """The driver's items (one per input task) and its work: one chat call, one reflection-shaped record."""
-    from flows.common import read_input
-    from flows.items import Planned
+    from flows.runtime.items import Planned
+    from flows.runtime.stage_io import read_input
 
     tasks = read_input(INPUT, "task", policy)
     items = [(t["id"], t) for t in tasks.records]
@@ -43,8 +43,8 @@ def plan(params: dict[str, Any], policy: str) -> Any:
 @flow(name=STAGE)
 def driver_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
     """Ask the LLM once per input task and write one reflection-shaped record per task."""
-    from flows.common import run_llm_stage
-    from flows.items import StagePlan
+    from flows.runtime.items import StagePlan
+    from flows.runtime.llm_stage import run_llm_stage
 
     recipe = StagePlan(plan, (params, policy))
     planned = recipe()
@@ -54,12 +54,11 @@ def driver_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     """Command-line entry; exit codes and messages as `hindsight stage` gives them."""
-    from flows.env import configure
+    from flows.runtime.workspace import configure
 
     configure()
-    from flows.common import on_bad
-    from flows.params import ParamsError, load_params
-    from flows.stage import StageFailed
+    from flows.runtime.params import ParamsError, load_params, on_bad
+    from flows.runtime.stage import StageFailed
     from pools.journal import StageBusy
     from pools.jsonl import RecordError
 

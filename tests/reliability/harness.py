@@ -115,18 +115,6 @@ def minimal_workspace(root: Path, endpoint_url: str, model: str, rows: list[dict
     return root
 
 
-TIMINGS = ("seconds", "outside_llm_share")  # measured wall-clock fields of a rollout (metrics, llm, llm.roles.*)
-
-
-def without_timings(obj: Any) -> Any:
-    """A record without its measured wall-clock fields: all that two runs of the same episode may differ in."""
-    if isinstance(obj, dict):
-        return {k: without_timings(v) for k, v in obj.items() if k not in TIMINGS}
-    if isinstance(obj, list):
-        return [without_timings(v) for v in obj]
-    return obj
-
-
 def planner_answer(req: Request) -> str:
     """Plausible, parseable answers for the planner's roles, told apart by the prompt's wording (deterministic:
     the same prompt always gets the same answer, so runs compare byte for byte)."""
@@ -147,7 +135,7 @@ def evaluate_workspace(root: Path, endpoint_url: str, model: str, *, per_type: i
     (so a Prefect API must be reachable) and an empty hindsight pool."""
     import contextlib
 
-    from flows.cmd_profile import endpoint_profile
+    from flows.cli.cmd_profile import endpoint_profile
 
     types, splits = list(types), list(splits)
     root.mkdir(parents=True, exist_ok=True)
@@ -168,7 +156,7 @@ def evaluate_workspace(root: Path, endpoint_url: str, model: str, *, per_type: i
     write_rows(root / "data" / "tasks.jsonl", rows)
     (root / "data" / "pools").mkdir(parents=True, exist_ok=True)
     (root / "data" / "pools" / "hindsight.jsonl").write_text("", encoding="utf-8")
-    from flows.gt_pool import gt_pool_flow
+    from flows.stages.gt_pool import gt_pool_flow
 
     with contextlib.chdir(root):
         gt_pool_flow(params, "fail")

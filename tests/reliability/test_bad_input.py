@@ -46,7 +46,7 @@ def test_quarantine_keeps_good_rows_and_explains_each_rejected_one(tmp_path: Pat
 
 def test_stage_fails_or_quarantines_and_counts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, rows: list[dict],
                                                inproc_prefect: str) -> None:
-    from flows.params import load_params
+    from flows.runtime.params import load_params
     from tests.reliability.driver import INPUT, driver_flow
 
     with ScriptedEndpoint(ItemScript()) as ep:

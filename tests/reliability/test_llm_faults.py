@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from flows.stage import StageFailed
+from flows.runtime.stage import StageFailed
 from pools.jsonl import read_jsonl
 from tests.fakes import ScriptedEndpoint
 from tests.reliability.harness import (OUT, REASON, TABLE, ItemScript, lost_and_duplicated, make_fault,
@@ -36,7 +36,7 @@ def _plan(rows: list[dict], kinds: list[str]) -> tuple[dict[str, list], dict[str
 def test_every_fault_kind_retried_then_recorded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                 inproc_prefect: str) -> None:
     from tests.reliability.driver import driver_flow
-    from flows.params import load_params
+    from flows.runtime.params import load_params
 
     kinds = list(REASON)
     rows = task_rows(per_type=len(kinds) + 3)  # 2 fault items per kind + clean ones

@@ -39,7 +39,7 @@ class InFlight:
 
 def test_workers16_writes_the_bytes_of_workers1_and_caps_calls(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                               inproc_prefect: str) -> None:
-    from flows.params import load_params
+    from flows.runtime.params import load_params
     from tests.reliability.driver import driver_flow
 
     rows = task_rows(per_type=16)  # 32 items
@@ -104,7 +104,7 @@ KINDS = ("status_500", "status_429", "delay", "garbage")
 def test_faults_with_8_workers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, inproc_prefect: str) -> None:
     """500, 429, timeout and garbage on items running 8 at once: transient faults recover, persistent ones fail
     their item with the fault's reason; nothing lost or duplicated, records in item order."""
-    from flows.params import load_params
+    from flows.runtime.params import load_params
     from pools.jsonl import read_jsonl
     from tests.reliability.driver import driver_flow
     from tests.reliability.harness import REASON, lost_and_duplicated, make_fault, output_ids

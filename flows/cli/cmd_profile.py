@@ -1,0 +1,71 @@
+"""`hindsight profile FILE`: turn a profile (a partial params file) into `dvc exp run -S` arguments."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any, Iterator
+
+import yaml
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the `profile` sub-command."""
+    p = sub.add_parser("profile", help="print `-S key=value` arguments that apply a params profile",
+                       description="Examples: dvc exp run -n paper $(hindsight profile profiles/paper.yaml); "
+                       "dvc exp run -n remote $(hindsight profile --endpoint https://host/v1 --model NAME)")
+    p.add_argument("file", type=Path, nargs="?", help="a YAML file with some params.yaml sections")
+    p.add_argument("--endpoint", help="send every LLM role to this OpenAI-compatible base URL (or 'embedded')")
+    p.add_argument("--model", help="the model name for --endpoint")
+    p.set_defaults(func=_run)
+
+
+def endpoint_profile(params: dict[str, Any], endpoint: str, model: str) -> dict[str, Any]:
+    """Params that send every role, including those with their own endpoint/model override, to one endpoint."""
+    llm: dict[str, Any] = {"endpoint": endpoint, "model": model}
+    roles = {name: {k: (endpoint if k == "endpoint" else model) for k in over if k in ("endpoint", "model")}
+             for name, over in ((params.get("llm") or {}).get("roles") or {}).items()}
+    roles = {name: over for name, over in roles.items() if over}
+    if roles:
+        llm["roles"] = roles
+    return {"llm": llm}
+
+
+def flatten(tree: dict[str, Any], prefix: str = "") -> Iterator[tuple[str, Any]]:
+    """Yield (dotted.key, value) for every leaf of a nested mapping."""
+    for key, value in tree.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict) and value:
+            yield from flatten(value, name + ".")
+        else:
+            yield name, value
+
+
+def _run(args: argparse.Namespace) -> int:
+    if bool(args.endpoint) != bool(args.model) or bool(args.file) == bool(args.endpoint):
+        print("hindsight profile: give either FILE or both --endpoint and --model", file=sys.stderr)
+        return 2
+    if args.endpoint:
+        from flows.runtime.params import load_params
+
+        tree = endpoint_profile(load_params(), args.endpoint, args.model)
+    else:
+        try:
+            tree = yaml.safe_load(args.file.read_text(encoding="utf-8"))
+        except (OSError, yaml.YAMLError) as exc:
+            print(f"hindsight profile: {args.file}: {exc}", file=sys.stderr)
+            return 2
+    if not isinstance(tree, dict):
+        print(f"hindsight profile: {args.file}: expected a mapping of params sections", file=sys.stderr)
+        return 2
+    # Printed for `$(...)` expansion, which splits on spaces and keeps quotes literally: no quoting, no spaces.
+    args = []
+    for key, value in flatten(tree):
+        text = value if isinstance(value, str) else json.dumps(value, separators=(",", ":"))
+        if any(c.isspace() for c in text):
+            print(f"hindsight profile: {key}: values with spaces cannot be passed this way", file=sys.stderr)
+            return 2
+        args.append(f"-S {key}={text}")
+    print(" ".join(args))
+    return 0

@@ -1,0 +1,1 @@
+"""How stages run: workspace and params, the item engine (execution, items, stage), logs, shutdown, Prefect server."""

@@ -1,0 +1,88 @@
+"""Stages that call an LLM: the one client factory and the item engine they share (retries, resume, lock, summary)."""
+from __future__ import annotations
+
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
+
+from flows.runtime.params import max_failure_share, subset
+from flows.runtime.stage_io import file_digest
+from flows.runtime.workspace import path, project_dir
+from pools.jsonl import write_jsonl
+
+if TYPE_CHECKING:
+    from flows.runtime.items import StagePlan
+
+
+def llm_client(params: dict[str, Any], cache_dir: Path | None = None):  # -> LLMClient (imported lazily: heavy)
+    """The one way to build an LLM client: from params `llm:` (response cache in `cache_dir`, else the project's)."""
+    from planner.llm.client import LLMClient
+    from planner.llm.settings import LLMSettings
+
+    return LLMClient(LLMSettings.from_params(params["llm"]), cache_dir=cache_dir)
+
+
+def llm_errors() -> tuple[type[BaseException], ...]:
+    """Exceptions an item is retried on: the LLM client's transient-fault error."""
+    from planner.llm.client import LLMError
+
+    return (LLMError,)
+
+
+def run_llm_stage(
+    stage: str,
+    params: dict[str, Any],
+    sections: tuple[str, ...],
+    items: list[tuple[str, Any]],
+    work: Callable[[Any, Any], dict[str, Any]],
+    out: str,
+    schema: str,
+    inputs: tuple[str, ...],
+    quarantined: int = 0,
+    plan: "StagePlan | None" = None,
+) -> dict[str, Any]:
+    """Run `work(client, payload)` per item with retries and resume, write `out`, and return the stage summary.
+
+    Items run as params `pipeline:` says (flows.runtime.execution): one at a time, `workers` threads sharing this
+    process's client (its per-endpoint semaphore holds `llm.max_concurrency` across them), or on Dask, where
+    each worker process rebuilds the stage from `plan` (required there: `work` is a closure over this process).
+    """
+    from flows.runtime.execution import Execution
+    from flows.runtime.items import ItemJob, item_client, run_item, warm_workers
+    from flows.runtime.params import ParamsError
+    from flows.runtime.stage import finish, run_items, stage_lock
+
+    execution = Execution.from_params(params)
+    digests = file_digest(*inputs)
+    if execution.remote and plan is None:
+        raise ParamsError(f"stage '{stage}' cannot run on Dask (its items are not described by a StagePlan); "
+                          "use pipeline.task_runner: threads")
+    import openai  # noqa: F401 - its first import takes seconds: here, not inside the first wave of items
+
+    # One lock over items, outputs and summary: a second run of the stage refuses, never interleaves its writes.
+    with stage_lock(stage), llm_client(params) as client:
+        mark = client.usage.snapshot()
+        if execution.remote:
+            assert plan is not None
+            job = ItemJob(stage, plan, dict(params["llm"]), digests, str(project_dir()))
+            item_fn, bound = run_item, {"job": job}
+            on_start = partial(warm_workers, job=job)
+        else:
+            def item_fn(payload: Any) -> dict[str, Any]:
+                view = item_client(client)
+                try:
+                    return work(view, payload)
+                finally:  # the stage's totals
+                    for record in view.usage.records():
+                        client.usage.add(record)
+
+            bound, on_start = {}, None
+        result = run_items(
+            stage, items, item_fn, bound=bound, execution=execution, on_start=on_start,
+            key=[subset(params, *sections), digests],
+            retries=int(params["llm"].get("retries", 2)), retry_on=llm_errors(), schema=schema,
+        )
+        # On Dask the calls were made (and accounted) by the workers' clients: the summary counts what this
+        # process saw; the workspace's call log (`hindsight llm stats`) has them all.
+        return finish(result, max_failure_share(params), commit=lambda: write_jsonl(path(out), result.records, schema),
+                      llm=client.usage.summary(since=mark), quarantined=quarantined, execution=execution.describe())

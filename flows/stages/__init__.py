@@ -1,0 +1,22 @@
+"""One Prefect flow per DVC stage. Each module's `main(item, on_bad_record)` is what `hindsight stage NAME` runs."""
+from __future__ import annotations
+
+# DVC stage name -> module in this package. A module is named for what its stage makes where the stage's own
+# name would repeat another package's module for something else (household.tasks, planner.critic, pools.compare).
+MODULES: dict[str, str] = {
+    "tasks": "task_list",
+    "gt_pool": "gt_pool",
+    "collect": "collect",
+    "reflect": "reflect",
+    "complete": "complete",
+    "critic": "critic_samples",
+    "pool": "hindsight_pool",
+    "evaluate": "evaluate",
+    "compare": "comparisons",
+    "report": "report",
+}
+
+
+def module_name(stage: str) -> str:
+    """The dotted module that runs a DVC stage."""
+    return f"{__name__}.{MODULES[stage]}"

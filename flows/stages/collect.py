@@ -1,0 +1,51 @@
+"""Stage `collect`: the agent's leave-one-out practice rollouts on ground-truth tasks."""
+from __future__ import annotations
+
+from typing import Any
+
+from prefect import flow
+
+from flows.runtime.items import Planned, StagePlan
+from flows.runtime.llm_stage import run_llm_stage
+from flows.runtime.params import load_params, on_bad, section, subset
+from flows.runtime.stage_io import GT_POOL, ROLLOUTS, read_input
+from pools.select import practice_samples
+
+SECTIONS = ("world", "llm", "retrieval", "planner", "collect")
+
+
+def plan(params: dict[str, Any], policy: str) -> Planned:
+    """The items of stage `collect` and how to run one (rebuilt from params and files on a Dask worker)."""
+    from household.tasks import get_task
+    from planner.config import PlannerConfig
+    from planner.examples import ExamplePools
+    from planner.relabel import collect_rollout
+
+    gt = read_input(GT_POOL, "sample", policy)
+    cfg = PlannerConfig.from_params(subset(params, *SECTIONS), variant=section(params, "collect")["variant"])
+    pools = ExamplePools.from_records(gt.records)
+    items = [(s["id"], s) for s in practice_samples(gt.records, int(section(params, "collect")["per_type"]))]
+
+    def work(client: Any, sample: dict[str, Any]) -> dict[str, Any]:
+        return collect_rollout(get_task(sample["task_id"]), pools, client, cfg, leave_out=sample["id"]).to_dict()
+
+    return Planned(items, work, quarantined=len(gt.rejected))
+
+
+@flow(name="collect")
+def collect_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
+    """Run the planner on each practice task with its own gt sample left out; write the rollouts."""
+    recipe = StagePlan(plan, (params, policy))
+    planned = recipe()
+    return run_llm_stage("collect", params, SECTIONS, planned.items, planned.work, ROLLOUTS, "rollout",
+                         (GT_POOL,), quarantined=planned.quarantined, plan=recipe)
+
+
+def main(item: str | None = None, on_bad_record: str | None = None) -> None:
+    """Entry point for `hindsight stage collect`."""
+    params = load_params()
+    collect_flow(params, on_bad(params, on_bad_record))
+
+
+if __name__ == "__main__":
+    main()

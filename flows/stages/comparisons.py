@@ -1,0 +1,84 @@
+"""Stage `compare@N`: a paired comparison of two evaluated variants (one pair of params `evaluate.compare`).
+
+Writes metrics/compare/<A>_vs_<B>.json: on the tasks both ran (their count first), SR and GC of each, the paired
+differences with 95% bootstrap intervals (resampling tasks), the 2x2 table and McNemar's exact p; overall, per
+split and per task type. It is a DVC output, not a declared metric: `dvc metrics show` lists only headline numbers
+(issue 15), and a comparison has too many for its one-column-per-key table.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from prefect import flow, get_run_logger
+
+from flows.runtime.params import ParamsError, load_params, on_bad, section
+from flows.runtime.workspace import project_dir
+from pools.compare import compare
+from pools.jsonl import read_jsonl, write_json
+
+SEP = "_vs_"
+
+
+def pair_name(a: str, b: str) -> str:
+    """The file stem of a comparison: <A>_vs_<B>."""
+    return f"{a}{SEP}{b}"
+
+
+def parse_pair(item: str | None) -> tuple[str, str]:
+    """'A_vs_B' -> (A, B); a clear error otherwise."""
+    a, sep, b = (item or "").partition(SEP)
+    if not (a and sep and b):
+        raise ParamsError(f"hindsight stage compare: expected A{SEP}B (two variants), got {item!r}")
+    return a, b
+
+
+def bootstrap(params: dict[str, Any]) -> tuple[int, int]:
+    """Resamples and seed of the bootstrap intervals (params evaluate.bootstrap, evaluate.bootstrap_seed)."""
+    ev = section(params, "evaluate")
+    return int(ev.get("bootstrap", 10000)), int(ev.get("bootstrap_seed", 0))
+
+
+def pairs(params: dict[str, Any]) -> list[tuple[str, str]]:
+    """The (A, B) pairs of params evaluate.compare."""
+    out = []
+    for i, entry in enumerate(section(params, "evaluate").get("compare") or []):
+        if not (isinstance(entry, dict) and isinstance(entry.get("a"), str) and isinstance(entry.get("b"), str)):
+            raise ParamsError(f"params.yaml: evaluate.compare[{i}]: expected {{a: VARIANT, b: VARIANT}}, got {entry!r}")
+        out.append((entry["a"], entry["b"]))
+    return out
+
+
+@flow(name="compare")
+def compare_flow(params: dict[str, Any], a: str, b: str, policy: str) -> dict[str, Any]:
+    """Compare variant A with B on the tasks both ran and write metrics/compare/<A>_vs_<B>.json."""
+    samples, seed = bootstrap(params)
+    root = project_dir()
+    ra = read_jsonl(root / f"data/eval/{a}.jsonl", "rollout", on_bad=policy).records  # type: ignore[arg-type]
+    rb = read_jsonl(root / f"data/eval/{b}.jsonl", "rollout", on_bad=policy).records  # type: ignore[arg-type]
+    result = compare(a, ra, b, rb, samples=samples, seed=seed)
+    name = pair_name(a, b)
+    write_json(root / f"metrics/compare/{name}.json", result, "compare")
+    o = result["all"]
+    get_run_logger().info("compare %s: %d tasks, SR %.3f vs %.3f, diff %+.3f [%+.3f, %+.3f], McNemar p %.3f",
+                          name, o["tasks"], o["a"]["sr"], o["b"]["sr"], o["sr_diff"], *o["sr_diff_ci"],
+                          o["mcnemar_p"])
+    return result
+
+
+def main(item: str | None = None, on_bad_record: str | None = None) -> None:
+    """Entry point for `hindsight stage compare A_vs_B`."""
+    from pools.compare import CompareError
+
+    a, b = parse_pair(item)
+    params = load_params()
+    policy = on_bad(params, on_bad_record)
+    try:
+        compare_flow(params, a, b, policy)
+    except CompareError as exc:
+        raise ParamsError(f"compare {item}: {exc}") from None
+
+
+if __name__ == "__main__":
+    import sys
+
+    main(sys.argv[1] if len(sys.argv) > 1 else None)

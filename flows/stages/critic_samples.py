@@ -1,0 +1,56 @@
+"""Stage `critic`: the LLM writes a critic sample from each practice rollout; its value is checked by replay."""
+from __future__ import annotations
+
+from typing import Any
+
+from prefect import flow
+
+from flows.runtime.items import Planned, StagePlan
+from flows.runtime.llm_stage import run_llm_stage
+from flows.runtime.params import load_params, on_bad
+from flows.runtime.stage_io import CRITIC_SAMPLES, GT_POOL, REFLECTIONS, ROLLOUTS
+from flows.stages.relabel_inputs import read_reflected
+
+SECTIONS = ("world", "llm", "relabel")
+CRITIC_KEYS = ("show_expert", "collapse_repeats")
+
+
+def plan(params: dict[str, Any], policy: str) -> Planned:
+    """The items of stage `critic` and how to run one (rebuilt from params and files on a Dask worker)."""
+    from household.tasks import get_task
+    from planner.config import PlannerConfig
+    from planner.relabel import critic_sample
+    from pools.records import Reflection
+
+    inputs = read_reflected(policy)
+    n_examples = int(params["relabel"]["critic_examples"])
+    cfg = PlannerConfig.from_params({"world": params["world"], "relabel": {
+        key: params["relabel"][key] for key in CRITIC_KEYS}})
+
+    def work(client: Any, reflection: dict[str, Any]) -> dict[str, Any]:
+        rollout = inputs.rollouts[reflection["rollout_id"]]
+        # The practice task's own gt critic samples would give the answer away: never shown.
+        examples = inputs.pools.retrieve("critic_gt", rollout.instruction, n_examples, exclude_task=rollout.task_id)
+        return critic_sample(rollout, Reflection.from_dict(reflection), get_task(rollout.task_id), client, cfg,
+                             examples=examples, expert=inputs.experts.get(rollout.leave_out)).to_dict()
+
+    return Planned(inputs.items, work, quarantined=inputs.quarantined)
+
+
+@flow(name="critic")
+def critic_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
+    """Write one critic sample per reflected rollout, prompted with the nearest gt critic examples of other tasks."""
+    recipe = StagePlan(plan, (params, policy))
+    planned = recipe()
+    return run_llm_stage("critic", params, SECTIONS, planned.items, planned.work, CRITIC_SAMPLES, "critic_sample",
+                         (REFLECTIONS, ROLLOUTS, GT_POOL), quarantined=planned.quarantined, plan=recipe)
+
+
+def main(item: str | None = None, on_bad_record: str | None = None) -> None:
+    """Entry point for `hindsight stage critic`."""
+    params = load_params()
+    critic_flow(params, on_bad(params, on_bad_record))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,80 @@
+"""Stage `evaluate@VARIANT`: one planner variant on held-out valid_seen / valid_unseen tasks; metrics and plot data."""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from prefect import flow
+
+from flows.runtime.items import Planned, StagePlan
+from flows.runtime.llm_stage import run_llm_stage
+from flows.runtime.params import load_params, on_bad, section
+from flows.runtime.stage_io import GT_POOL, HINDSIGHT_POOL, TASKS, read_input
+from flows.runtime.workspace import path
+from pools.jsonl import atomic_write_text, read_jsonl, write_json
+from pools.metrics import details, headline, sr_by_type_rows
+from pools.select import stratified
+
+SECTIONS = ("world", "llm", "retrieval", "planner", "evaluate")
+
+
+def plan(params: dict[str, Any], variant: str, policy: str) -> Planned:
+    """The episodes `variant` runs (per_type tasks of each type in each evaluation split) and how to run one."""
+    from household.tasks import get_task
+    from planner.config import PlannerConfig
+    from planner.examples import ExamplePools
+    from planner.loop import run_episode
+
+    ev, world = section(params, "evaluate"), section(params, "world")
+    tasks = read_input(TASKS, "task", policy)
+    gt = read_input(GT_POOL, "sample", policy)
+    hind = read_input(HINDSIGHT_POOL, "sample", policy)
+    pools = ExamplePools.from_records(gt.records, hind.records)
+    cfg = PlannerConfig.from_params({k: params[k] for k in ("world", "retrieval", "planner")}, variant=variant)
+    chosen = [row for split in ev["splits"]
+              for row in stratified(tasks.records, int(ev["per_type"]), int(world["seed"]), split=split)]
+    items = [(row["id"], row) for row in chosen]
+    task_of = {row["id"]: get_task(row["id"]) for row in chosen}  # the task index loads here, not in an item
+
+    def work(client: Any, row: dict[str, Any]) -> dict[str, Any]:
+        return run_episode(task_of[row["id"]], variant, pools, client, cfg, seed=row["seed"]).to_dict()
+
+    return Planned(items, work, quarantined=len(tasks.rejected) + len(gt.rejected) + len(hind.rejected))
+
+
+@flow(name="evaluate")
+def evaluate_flow(params: dict[str, Any], variant: str, policy: str) -> dict[str, Any]:
+    """Run `variant` on per_type tasks of each task type in each evaluation split."""
+    # A plan, not just a closure: on Dask each worker rebuilds it from params and the input files.
+    recipe = StagePlan(plan, (params, variant, policy))
+    planned = recipe()
+    out = f"data/eval/{variant}.jsonl"
+    summary = run_llm_stage(f"evaluate-{variant}", params, SECTIONS, planned.items, planned.work, out,
+                            "rollout", (TASKS, GT_POOL, HINDSIGHT_POOL), quarantined=planned.quarantined,
+                            plan=recipe)
+    rollouts = read_jsonl(path(out), "rollout").records
+    # The DVC metric: one small file per split (a readable `dvc metrics show`); the rest goes to a details file.
+    rows = headline(rollouts, params["evaluate"]["splits"])
+    metrics_dir = path(f"metrics/eval/{variant}")
+    for stale in metrics_dir.glob("*.json"):
+        if stale.stem not in rows:  # a split no longer evaluated
+            stale.unlink()
+    for split, row in rows.items():
+        write_json(metrics_dir / f"{split}.json", row, "eval_metrics")
+    write_json(path(f"details/eval/{variant}.json"), details(variant, rollouts), "eval_details")
+    atomic_write_text(path(f"plots/eval/{variant}.json"), json.dumps(sr_by_type_rows(variant, rollouts), indent=1) + "\n")
+    return summary
+
+
+def main(item: str | None = None, on_bad_record: str | None = None) -> None:
+    """Entry point for `hindsight stage evaluate VARIANT`."""
+    if not item:
+        raise SystemExit("hindsight stage evaluate: name the planner variant, e.g. `hindsight stage evaluate hindsight`")
+    params = load_params()
+    evaluate_flow(params, item, on_bad(params, on_bad_record))
+
+
+if __name__ == "__main__":
+    import sys
+
+    main(sys.argv[1] if len(sys.argv) > 1 else None)

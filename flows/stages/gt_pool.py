@@ -1,0 +1,41 @@
+"""Stage `gt_pool`: the few-shot ground-truth pool, N expert trajectories per task type, with critic samples."""
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from prefect import flow, get_run_logger
+
+from flows.runtime.params import load_params, on_bad, section, subset
+from flows.runtime.stage import StageResult, stage_lock, write_summary
+from flows.runtime.stage_io import GT_POOL, TASKS, read_input, write_pool
+
+
+@flow(name="gt_pool")
+def gt_pool_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
+    """Pick tasks stratified by type and write their expert plans as gt samples (plus gt critic samples)."""
+    from planner.gt import draw_gt_pool
+
+    log = get_run_logger()
+    started = time.monotonic()
+    pools, world = section(params, "pools"), section(params, "world")
+    tasks = read_input(TASKS, "task", policy)
+    samples, critics = draw_gt_pool(tasks.records, int(pools["gt_per_type"]), int(world["seed"]),
+                                    split=pools["gt_split"], navigation=str(pools["gt_navigation"]))
+    records = [r.to_dict() for r in [*samples, *critics]]
+    used = subset(params, "world", "pools")
+    manifest = write_pool("gt", records, used, None, quarantined=len(tasks.rejected))
+    write_summary(StageResult("gt_pool", records, seconds=time.monotonic() - started), quarantined=len(tasks.rejected))
+    log.info("gt_pool: %d tasks -> %d records %s (%s)", len(samples), manifest["records"], manifest["by_kind"], GT_POOL)
+    return manifest
+
+
+def main(item: str | None = None, on_bad_record: str | None = None) -> None:
+    """Entry point for `hindsight stage gt_pool`."""
+    params = load_params()
+    with stage_lock("gt_pool"):
+        gt_pool_flow(params, on_bad(params, on_bad_record))
+
+
+if __name__ == "__main__":
+    main()

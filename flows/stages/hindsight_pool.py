@@ -1,0 +1,83 @@
+"""Stage `pool`: the hindsight pool = verified hindsight actor samples + critic samples, with a manifest."""
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Any
+
+from prefect import flow, get_run_logger
+
+from flows.runtime.params import load_params, on_bad
+from flows.runtime.stage import StageResult, stage_lock, write_summary
+from flows.runtime.stage_io import COMPLETIONS, CRITIC_SAMPLES, ROLLOUTS, read_input, write_pool
+from flows.runtime.workspace import path
+from pools.jsonl import atomic_write_text
+
+# The relabeling roles every hindsight pool comes from (stages reflect, complete, critic).
+RELABEL_ROLES = ("reflect", "complete", "critic_sample")
+
+
+def select(completions: list[dict[str, Any]], critics: list[dict[str, Any]], keep_unverified: bool
+           ) -> list[dict[str, Any]]:
+    """Hindsight actor samples (verified unless keep_unverified) and verified critic samples, deduplicated by id."""
+    out: dict[str, dict[str, Any]] = {}
+    for c in completions:
+        if c["verified"] or keep_unverified:
+            out[c["sample"]["id"]] = c["sample"]
+    for s in critics:
+        if s["verified"] or keep_unverified:
+            out[s["id"]] = s
+    return list(out.values())
+
+
+def rollout_roles(rollouts: list[dict[str, Any]]) -> list[str]:
+    """The LLM roles that made the practice rollouts, as their usage records them (e.g. adapter, actor_gt)."""
+    return sorted({role for r in rollouts for role, calls in (r["llm"].get("by_role") or {}).items() if calls})
+
+
+def role_models(llm: dict[str, Any], roles: list[str]) -> dict[str, dict[str, str]]:
+    """Role -> {model, endpoint kind, model id} under params `llm:` (the id holds no key and no credentials)."""
+    from planner.llm.client import model_id
+    from planner.llm.settings import LLMSettings
+
+    settings = LLMSettings.from_params(llm)
+    out: dict[str, dict[str, str]] = {}
+    for role in roles:
+        s = settings.for_role(role)
+        out[role] = {"model": s.model, "endpoint": "embedded" if s.is_embedded else "openai-compatible",
+                     "id": model_id(s)}
+    return out
+
+
+@flow(name="pool")
+def pool_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
+    """Write data/pools/hindsight.jsonl, its manifest (with the model of every contributing role) and plot data."""
+    log = get_run_logger()
+    completions = read_input(COMPLETIONS, "completion", policy)
+    critics = read_input(CRITIC_SAMPLES, "critic_sample", policy)
+    keep = bool(params["relabel"]["keep_unverified"])
+    records = select(completions.records, critics.records, keep)
+    quarantined = len(completions.rejected) + len(critics.rejected)
+    # Who made what: the planner roles of the rollouts and the relabeling roles (the endpoint URL itself is not
+    # copied into the manifest: it may carry credentials; the model id keeps only host and path).
+    models = role_models(params["llm"], [*rollout_roles(read_input(ROLLOUTS, "rollout", policy).records),
+                                         *RELABEL_ROLES])
+    manifest = write_pool("hindsight", records, {"relabel": {"keep_unverified": keep}}, models, quarantined)
+    rows = [{"task_type": t, "kind": k, "count": n}
+            for (t, k), n in sorted(Counter((r["task_type"], r["kind"]) for r in records).items())]
+    atomic_write_text(path("plots/pool_composition.json"), json.dumps(rows, indent=1) + "\n")
+    write_summary(StageResult("pool", records), quarantined=quarantined)
+    log.info("pool: %d records %s, verified share %.2f", manifest["records"], manifest["by_kind"],
+             manifest["verified_share"])
+    return manifest
+
+
+def main(item: str | None = None, on_bad_record: str | None = None) -> None:
+    """Entry point for `hindsight stage pool`."""
+    params = load_params()
+    with stage_lock("pool"):
+        pool_flow(params, on_bad(params, on_bad_record))
+
+
+if __name__ == "__main__":
+    main()

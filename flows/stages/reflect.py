@@ -1,0 +1,51 @@
+"""Stage `reflect`: the LLM reflects on each practice rollout with the ground-truth rollout in view (think)."""
+from __future__ import annotations
+
+from typing import Any
+
+from prefect import flow
+
+from flows.runtime.items import Planned, StagePlan
+from flows.runtime.llm_stage import run_llm_stage
+from flows.runtime.params import load_params, on_bad
+from flows.runtime.stage_io import GT_POOL, REFLECTIONS, ROLLOUTS, read_input
+
+SECTIONS = ("llm", "relabel")
+REFLECT_KEYS = ("think_tokens", "show_expert", "collapse_repeats")
+
+
+def plan(params: dict[str, Any], policy: str) -> Planned:
+    """The items of stage `reflect` and how to run one (rebuilt from params and files on a Dask worker)."""
+    from planner.config import PlannerConfig
+    from planner.relabel import reflect
+    from pools.records import Rollout, Sample
+
+    rollouts = read_input(ROLLOUTS, "rollout", policy)
+    gt = read_input(GT_POOL, "sample", policy)
+    gt_by_id = {r["id"]: Sample.from_dict(r) for r in gt.records if r["kind"] == "gt"}
+    cfg = PlannerConfig.from_params({"relabel": {key: params["relabel"][key] for key in REFLECT_KEYS}})
+    items = [(r["id"], r) for r in rollouts.records if r["leave_out"] in gt_by_id]
+
+    def work(client: Any, rollout: dict[str, Any]) -> dict[str, Any]:
+        return reflect(Rollout.from_dict(rollout), gt_by_id[rollout["leave_out"]], client, cfg).to_dict()
+
+    return Planned(items, work, quarantined=len(rollouts.rejected) + len(gt.rejected))
+
+
+@flow(name="reflect")
+def reflect_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
+    """Write one reflection per rollout whose left-out gt sample is in the pool."""
+    recipe = StagePlan(plan, (params, policy))
+    planned = recipe()
+    return run_llm_stage("reflect", params, SECTIONS, planned.items, planned.work, REFLECTIONS, "reflection",
+                         (ROLLOUTS, GT_POOL), quarantined=planned.quarantined, plan=recipe)
+
+
+def main(item: str | None = None, on_bad_record: str | None = None) -> None:
+    """Entry point for `hindsight stage reflect`."""
+    params = load_params()
+    reflect_flow(params, on_bad(params, on_bad_record))
+
+
+if __name__ == "__main__":
+    main()

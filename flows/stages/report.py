@@ -1,0 +1,144 @@
+"""Stage `report` and `hindsight report`: one self-contained HTML page of a run's results (report/index.html).
+
+This module gathers what the page shows (variants with intervals, comparisons, SR per task type, pool manifests,
+every evaluated episode with the task's true arguments); flows/stages/report_html.py renders it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from flows.runtime.params import load_params, section
+from flows.stages.comparisons import bootstrap, pair_name, pairs
+from pools.compare import CompareError, compare
+from pools.jsonl import RecordError, atomic_write_text, read_json, read_jsonl
+from pools.metrics import alfred_rates, cost, group_by, intervals
+
+OUT = "report/index.html"
+
+
+@dataclass
+class VariantView:
+    """One evaluated variant: its episodes and their rates (overall and per split) with 95% intervals."""
+
+    name: str
+    rollouts: list[dict[str, Any]]
+    rates: dict[str, dict[str, Any]]  # 'all' and each split -> alfred_rates + cost + ci
+    by_type: dict[str, dict[str, Any]]  # task type -> alfred_rates (all splits together)
+
+
+@dataclass
+class ReportData:
+    """Everything the page shows."""
+
+    splits: list[str]
+    variants: list[VariantView]
+    comparisons: list[dict[str, Any]]
+    pools: list[dict[str, Any]]  # manifests
+    truth: dict[str, dict[str, Any]]  # task id -> the seven true arguments
+    settings: dict[str, Any]  # what produced the run (models per role, planner and evaluation settings)
+    bootstrap: dict[str, int]
+    notes: list[str] = field(default_factory=list)  # what is missing and why
+
+
+def _rates(rows: list[dict[str, Any]], samples: int, seed: int) -> dict[str, Any]:
+    return {**alfred_rates(rows), **cost(rows), "ci": intervals(rows, samples, seed)}
+
+
+def _truth(rollouts: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The true task arguments of the evaluated tasks (from the world's task data, per split)."""
+    from household.tasks import SPLITS, load_tasks
+
+    wanted = {r["task_id"] for r in rollouts}
+    out: dict[str, dict[str, Any]] = {}
+    for split in sorted({r["split"] for r in rollouts if r["split"] in SPLITS}):
+        for task in load_tasks(split):
+            if task.id in wanted:
+                out[task.id] = task.args.as_dict()
+    return out
+
+
+def _settings(params: dict[str, Any]) -> dict[str, Any]:
+    llm = params.get("llm") or {}
+    roles = {role: {**{k: llm.get(k) for k in ("endpoint", "model")}, **(over or {})}
+             for role, over in (llm.get("roles") or {}).items()}
+    return {
+        "models": {role: f"{r.get('model')} @ {r.get('endpoint')}" for role, r in roles.items()}
+        or {"all roles": f"{llm.get('model')} @ {llm.get('endpoint')}"},
+        "planner": params.get("planner") or {},
+        "retrieval": params.get("retrieval") or {},
+        "evaluate": {k: v for k, v in (params.get("evaluate") or {}).items() if k != "compare"},
+    }
+
+
+def gather(root: Path, params: dict[str, Any]) -> ReportData:
+    """Read a workspace's evaluation outputs, pool manifests and comparisons into ReportData."""
+    ev = section(params, "evaluate")
+    samples, seed = bootstrap(params)
+    splits = [str(s) for s in ev.get("splits") or []]
+    notes: list[str] = []
+    variants: list[VariantView] = []
+    for name in ev.get("variants") or []:
+        file = root / "data" / "eval" / f"{name}.jsonl"
+        if not file.exists():
+            notes.append(f"variant {name}: {file.relative_to(root)} does not exist (not evaluated yet: `dvc repro`)")
+            continue
+        rows = read_jsonl(file, "rollout").records
+        rates = {"all": _rates(rows, samples, seed)}
+        by_split = group_by(rows, lambda r: r["split"])
+        for split in splits:
+            rates[split] = _rates(by_split.get(split, []), samples, seed)
+        by_type = {t: alfred_rates(g) for t, g in group_by(rows, lambda r: r["task_type"]).items()}
+        variants.append(VariantView(str(name), rows, rates, by_type))
+    by_name = {v.name: v for v in variants}
+    comparisons = []
+    for a, b in pairs(params):
+        file = root / "metrics" / "compare" / f"{pair_name(a, b)}.json"
+        if file.exists():
+            comparisons.append(read_json(file, "compare"))
+        elif a in by_name and b in by_name:  # the compare stage has not run: the same computation, here
+            try:
+                comparisons.append(compare(a, by_name[a].rollouts, b, by_name[b].rollouts, samples=samples,
+                                           seed=seed))
+            except CompareError as exc:
+                notes.append(f"comparison {a} vs {b}: {exc}")
+        else:
+            notes.append(f"comparison {a} vs {b}: a variant was not evaluated")
+    pools = []
+    for file in sorted((root / "data" / "pools").glob("*.manifest.json")):
+        try:
+            pools.append(read_json(file, "manifest"))
+        except RecordError as exc:
+            notes.append(f"pool manifest {file.name}: {exc}")
+    if not pools:
+        notes.append("no pool manifest under data/pools/ (the gt_pool and pool stages write them)")
+    return ReportData(splits, variants, comparisons, pools, _truth([r for v in variants for r in v.rollouts]),
+                      _settings(params), {"samples": samples, "seed": seed}, notes)
+
+
+def write_report(root: Path, out: Path, params: dict[str, Any] | None = None) -> ReportData:
+    """Gather a workspace's results and write the page to `out`."""
+    from flows.stages.report_html import render
+
+    data = gather(root, params if params is not None else load_params(root / "params.yaml"))
+    atomic_write_text(out, render(data))
+    return data
+
+
+def main(item: str | None = None, on_bad_record: str | None = None) -> None:
+    """Entry point for `hindsight stage report` (what dvc.yaml runs)."""
+    from prefect import flow
+
+    from flows.runtime.workspace import project_dir
+
+    @flow(name="report")
+    def report_flow() -> None:
+        root = project_dir()
+        write_report(root, root / OUT)
+
+    report_flow()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,318 @@
+"""Render ReportData (flows/stages/report.py) as one self-contained HTML page: inline CSS and SVG, no script, no network.
+
+Presentation only: every number comes from pools/metrics.py and pools/compare.py through ReportData.
+"""
+from __future__ import annotations
+
+from html import escape
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
+
+if TYPE_CHECKING:
+    from flows.stages.report import ReportData, VariantView
+
+# Colour-blind-safe palette (Paul Tol's "bright"), one colour per variant in every chart.
+PALETTE = ("#4477AA", "#EE6677", "#228833", "#CCBB44", "#66CCEE", "#AA3377", "#BBBBBB")
+ARG_KEYS = ("object_target", "parent_target", "mrecep_target", "toggle_target", "object_state", "object_sliced",
+            "two_objects")
+
+CSS = """
+:root { --ok: #1a7f37; --bad: #c62828; --muted: #5f6b7a; --line: #d8dee4; --bg: #f6f8fa; }
+* { box-sizing: border-box; }
+body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif; color: #1f2328;
+       margin: 0; background: #fff; }
+header { background: #24292f; color: #fff; padding: 18px 32px; }
+header h1 { margin: 0 0 4px; font-size: 22px; }
+header p { margin: 0; color: #c9d1d9; }
+nav { padding: 8px 32px; background: var(--bg); border-bottom: 1px solid var(--line); }
+nav a { margin-right: 18px; color: #0969da; text-decoration: none; }
+main { padding: 8px 32px 48px; max-width: 1400px; }
+h2 { margin: 28px 0 8px; font-size: 18px; border-bottom: 1px solid var(--line); padding-bottom: 4px; }
+h3 { margin: 18px 0 6px; font-size: 15px; }
+p.note { color: var(--muted); margin: 4px 0 10px; }
+table { border-collapse: collapse; margin: 6px 0 14px; }
+th, td { border: 1px solid var(--line); padding: 4px 8px; text-align: left; vertical-align: top; }
+th { background: var(--bg); font-weight: 600; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+tbody tr:nth-child(even) td { background: #fbfcfd; }
+#variants-table tr.total td { border-top: 2px solid #8c959f; font-weight: 600; }
+#variants-table td.variant { background: #fff; font-weight: 600; }
+.ci { color: var(--muted); font-size: 12px; }
+.sig { font-weight: 700; }
+.ok { color: var(--ok); } .bad { color: var(--bad); }
+.badge { display: inline-block; min-width: 64px; text-align: center; border-radius: 10px; padding: 0 8px;
+         font-size: 12px; font-weight: 600; color: #fff; }
+.badge.ok { background: var(--ok); color: #fff; } .badge.bad { background: var(--bad); color: #fff; }
+.swatch { display: inline-block; width: 11px; height: 11px; border-radius: 2px; margin-right: 5px;
+          vertical-align: -1px; }
+ul.notes { color: var(--bad); }
+details.episode { border: 1px solid var(--line); border-radius: 6px; margin: 6px 0; background: #fff; }
+details.episode > summary { cursor: pointer; padding: 6px 10px; background: var(--bg); border-radius: 6px; }
+details.episode[open] > summary { border-bottom: 1px solid var(--line); border-radius: 6px 6px 0 0; }
+details.episode .body { padding: 8px 12px; }
+blockquote { margin: 4px 0 8px; padding: 4px 10px; border-left: 3px solid #0969da; background: #f0f6ff; }
+ol.props { margin: 0; padding-left: 18px; }
+ol.props li.chosen { font-weight: 700; }
+.obs { color: var(--muted); font-size: 12px; max-width: 420px; }
+code { font: 12px ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
+.bar { display: inline-block; height: 10px; background: #4477AA; vertical-align: middle; border-radius: 2px; }
+"""
+
+
+def _e(value: Any) -> str:
+    return escape(str(value), quote=True)
+
+
+def _pct(x: float | None) -> str:
+    return "–" if x is None else f"{100 * x:.1f}%"
+
+
+def _ci(ci: Sequence[float] | None) -> str:
+    return f' <span class="ci">[{100 * ci[0]:.0f}, {100 * ci[1]:.0f}]</span>' if ci else ""
+
+
+def _diff(d: float, ci: Sequence[float]) -> str:
+    # An interval that excludes 0 is marked: the difference is unlikely to be chance at the 95% level.
+    sig = ci[0] > 0 or ci[1] < 0
+    return (f'<span class="{"sig" if sig else ""}">{100 * d:+.1f}</span>'
+            f' <span class="ci">[{100 * ci[0]:+.1f}, {100 * ci[1]:+.1f}]</span>')
+
+
+def _table(head: Iterable[str], rows: Iterable[Iterable[str]], *, num: Iterable[int] = (), id_: str = "",
+           cls: str = "") -> str:
+    """A table of HTML cells; the columns in `num` are numbers (right-aligned)."""
+    attrs = (f' id="{id_}"' if id_ else "") + (f' class="{cls}"' if cls else "")
+    numeric = set(num)
+    th = "".join(f"<th>{h}</th>" for h in head)
+    body = "".join("<tr>" + "".join(f'<td class="num">{c}</td>' if j in numeric else f"<td>{c}</td>"
+                                    for j, c in enumerate(row)) + "</tr>" for row in rows)
+    return f"<table{attrs}><thead><tr>{th}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _colour(i: int) -> str:
+    return PALETTE[i % len(PALETTE)]
+
+
+def variants_table(data: "ReportData") -> str:
+    """One block of rows per variant (all splits, then each split): episodes, SR and GC with 95% intervals,
+    PLW SR, PLW GC, LLM calls and seconds per sub-goal."""
+    groups = ["all", *data.splits]
+    head = ["variant", "split", "episodes", "SR [95% CI]", "GC [95% CI]", "PLW SR", "PLW GC", "LLM calls / sub-goal",
+            "seconds / sub-goal"]
+    body = []
+    for i, v in enumerate(data.variants):
+        for k, g in enumerate(groups):
+            r = v.rates[g]
+            name = (f'<td rowspan="{len(groups)}" class="variant"><span class="swatch" '
+                    f'style="background:{_colour(i)}"></span>{_e(v.name)}</td>') if k == 0 else ""
+            cells = [str(r["episodes"]), _pct(r["sr"]) + _ci(r["ci"]["sr"]), _pct(r["gc"]) + _ci(r["ci"]["gc"]),
+                     _pct(r["plw_sr"]), _pct(r["plw_gc"]), f'{r["calls_per_subgoal"]:.2f}',
+                     f'{r["seconds_per_subgoal"]:.2f}']
+            cls = ' class="total"' if g == "all" else ""
+            body.append(f"<tr{cls}>{name}<td>{'all splits' if g == 'all' else _e(g)}</td>"
+                        + "".join(f'<td class="num">{c}</td>' for c in cells) + "</tr>")
+    th = "".join(f"<th>{h}</th>" for h in head)
+    return f'<table id="variants-table"><thead><tr>{th}</tr></thead><tbody>{"".join(body)}</tbody></table>'
+
+
+def comparisons_table(data: "ReportData") -> str:
+    """One row per comparison (overall), then per split and per task type in a folded table each."""
+    head = ["A vs B", "group", "tasks", "SR A", "SR B", "SR A − B [95% CI]", "GC A", "GC B", "GC A − B [95% CI]",
+            "both / only A / only B / neither", "McNemar p"]
+
+    def row(label: str, group: str, g: dict[str, Any]) -> list[str]:
+        t = g["table"]
+        return [label, _e(group), str(g["tasks"]), _pct(g["a"]["sr"]), _pct(g["b"]["sr"]),
+                _diff(g["sr_diff"], g["sr_diff_ci"]), _pct(g["a"]["gc"]), _pct(g["b"]["gc"]),
+                _diff(g["gc_diff"], g["gc_diff_ci"]), f"{t['both']} / {t['only_a']} / {t['only_b']} / {t['neither']}",
+                f"{g['mcnemar_p']:.3f}"]
+
+    overall = [row(f"<b>{_e(c['a'])}</b> vs <b>{_e(c['b'])}</b>", "all", c["all"]) for c in data.comparisons]
+    nums = range(2, len(head))
+    parts = [_table(head, overall, num=nums, id_="comparisons-table")]
+    for c in data.comparisons:
+        label = f"{_e(c['a'])} vs {_e(c['b'])}"
+        rows = [row(label, f"split {s}", g) for s, g in c["by_split"].items()]
+        rows += [row(label, t, g) for t, g in c["by_type"].items()]
+        parts.append(f"<details><summary>{label}: per split and per task type</summary>"
+                     f"{_table(head, rows, num=nums)}</details>")
+    return "".join(parts)
+
+
+def sr_chart(data: "ReportData") -> str:
+    """Inline SVG: SR per task type (rows), one bar per variant, all evaluated splits together."""
+    types = sorted({t for v in data.variants for t in v.by_type})
+    n = len(data.variants)
+    bar, gap, label_w, plot_w, top = 15, 12, 250, 520, 34
+    group_h = n * bar + gap
+    height = top + len(types) * group_h + 28
+    width = label_w + plot_w + 150
+    out = [f'<svg id="sr-by-type" xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+           f'viewBox="0 0 {width} {height}" role="img" aria-label="Success rate per task type and variant" '
+           f'font-family="system-ui, sans-serif" font-size="12">']
+    for k in range(0, 101, 25):  # grid and axis labels
+        x = label_w + plot_w * k / 100
+        out.append(f'<line x1="{x:.1f}" y1="{top - 6}" x2="{x:.1f}" y2="{height - 24}" stroke="#d8dee4"/>')
+        out.append(f'<text x="{x:.1f}" y="{height - 8}" text-anchor="middle" fill="#5f6b7a">{k}%</text>')
+    for i, v in enumerate(data.variants):  # legend
+        lx = label_w + i * 120
+        out.append(f'<rect x="{lx}" y="6" width="12" height="12" fill="{_colour(i)}"/>'
+                   f'<text x="{lx + 16}" y="16">{_e(v.name)}</text>')
+    for j, t in enumerate(types):
+        y0 = top + j * group_h
+        out.append(f'<text x="{label_w - 8}" y="{y0 + n * bar / 2 + 4:.1f}" text-anchor="end">{_e(t)}</text>')
+        for i, v in enumerate(data.variants):
+            r = v.by_type.get(t)
+            y = y0 + i * bar
+            if r is None:
+                out.append(f'<text x="{label_w + 4}" y="{y + bar - 3}" fill="#5f6b7a" font-size="10">not run</text>')
+                continue
+            w = plot_w * r["sr"]
+            out.append(f'<rect class="bar" x="{label_w}" y="{y}" width="{max(w, 1.5):.1f}" height="{bar - 2}" '
+                       f'fill="{_colour(i)}"><title>{_e(v.name)} · {_e(t)}: SR {_pct(r["sr"])} '
+                       f'({r["episodes"]} episodes)</title></rect>')
+            out.append(f'<text x="{label_w + w + 4:.1f}" y="{y + bar - 3}" font-size="10" fill="#1f2328">'
+                       f'{_pct(r["sr"])} of {r["episodes"]}</text>')
+    out.append("</svg>")
+    return "".join(out)
+
+
+def pools_section(data: "ReportData") -> str:
+    """The pools' manifests: records, kinds, verified share; task types as bars."""
+    if not data.pools:
+        return '<p class="note">No pool manifests.</p>'
+    rows = []
+    for m in data.pools:
+        kinds = ", ".join(f"{_e(k)} {n}" for k, n in sorted(m.get("by_kind", {}).items()))
+        models = m.get("models")
+        made_by = ("<br>".join(f"{_e(role)}: {_e(x.get('model'))}" for role, x in models.items()) if models
+                   else _e(m.get("llm_model") or "no LLM"))
+        rows.append([f"<b>{_e(m.get('pool'))}</b>", str(m.get("records", 0)), kinds,
+                     _pct(m.get("verified_share", 0.0)), str(m.get("quarantined", 0)), made_by])
+    out = [_table(["pool", "records", "by kind", "verified share", "quarantined rows", "made by (LLM)"], rows,
+                  num=(1, 3, 4), id_="pools-table")]
+    types = sorted({t for m in data.pools for t in m.get("by_task_type", {})})
+    most = max([n for m in data.pools for n in m.get("by_task_type", {}).values()] or [1])
+    head = ["task type"] + [f"{_e(m.get('pool'))} pool" for m in data.pools]
+    trows = []
+    for t in types:
+        cells = [_e(t)]
+        for m in data.pools:
+            n = m.get("by_task_type", {}).get(t, 0)
+            cells.append(f'<span class="bar" style="width:{120 * n / most:.0f}px"></span> {n}')
+        trows.append(cells)
+    out.append(_table(head, trows, id_="pool-composition"))
+    return "".join(out)
+
+
+def _args_table(pred: dict[str, Any], truth: dict[str, Any] | None) -> str:
+    if not pred:
+        return '<p class="note">This variant predicts no task arguments (no adapter).</p>'
+    rows = []
+    for key in ARG_KEYS:
+        p, t = pred.get(key, ""), (truth or {}).get(key, "?")
+        same = truth is not None and str(p).lower() == str(t).lower()
+        mark = '<span class="ok">✓</span>' if same else ('<span class="bad">✗</span>' if truth is not None else "?")
+        rows.append([f"<code>{_e(key)}</code>", _e(t) if t != "" else "–", _e(p) if p != "" else "–", mark])
+    return _table(["argument", "truth", "predicted (last step)", ""], rows, cls="args")
+
+
+def _steps_table(steps: list[dict[str, Any]]) -> str:
+    rows = []
+    for n, s in enumerate(steps, start=1):
+        props = []
+        for c in s.get("candidates") or []:
+            value = "–" if c.get("value") is None else f"{float(c['value']):.2f}"
+            chosen = ' class="chosen"' if c.get("subgoal") == s["subgoal"] else ""
+            props.append(f"<li{chosen}><code>{_e(c.get('subgoal'))}</code> · critic {value}</li>")
+        proposals = f'<ol class="props">{"".join(props)}</ol>' if props else '<span class="note">none</span>'
+        result = ('<span class="ok">done</span>' if s["ok"]
+                  else f'<span class="bad">failed: {_e(s["reason"] or "no reason given")}</span>')
+        if s.get("repeat_fail"):
+            result += f' <span class="ci">(failed {s["repeat_fail"]}x before)</span>'
+        obs = s.get("observation", "")
+        rows.append([str(n), proposals, f"<code>{_e(s['subgoal'])}</code>", result,
+                     f'<div class="obs">{_e(obs[:400])}{"…" if len(obs) > 400 else ""}</div>'])
+    return _table(["#", "proposals (critic value)", "chosen sub-goal", "result (world)", "observation before"], rows,
+                  num=(0,), cls="steps")
+
+
+def episode_view(v: "VariantView", index: int, r: dict[str, Any], truth: dict[str, Any] | None,
+                 open_: bool = False) -> str:
+    """One episode, step by step."""
+    badge = '<span class="badge ok">success</span>' if r["success"] else '<span class="badge bad">failure</span>'
+    preds = [s["pddl_pred"] for s in r["steps"] if s.get("pddl_pred")]
+    stop = r["metrics"].get("stop_reason", "")
+    short = r["task_id"].split("/")[0]
+    summary = (f"{badge} <b>{_e(r['task_type'])}</b> · {_e(r['split'])} · GC {r['gc_met']}/{r['gc_total']} · "
+               f"{len(r['steps'])} sub-goals (expert {r['expert_len']}) · stop: {_e(stop)} · "
+               f'<span class="ci">{_e(short)}</span>')
+    facts = (f"PLW SR {r['plw']['sr']:.2f}, PLW GC {r['plw']['gc']:.2f}; LLM calls {r['llm'].get('calls', 0)}; "
+             f"task <code>{_e(r['task_id'])}</code>")
+    return (f'<details class="episode" id="ep-{_e(v.name)}-{index}" data-variant="{_e(v.name)}"'
+            f'{" open" if open_ else ""}><summary>{summary}</summary><div class="body">'
+            f"<blockquote>{_e(r['instruction'])}</blockquote><p class=\"note\">{facts}</p>"
+            f"{_args_table(preds[-1] if preds else {}, truth)}{_steps_table(r['steps'])}</div></details>")
+
+
+def episodes_section(data: "ReportData") -> str:
+    """Every evaluated episode, grouped by variant (the first one unfolded)."""
+    parts = []
+    first = True
+    for i, v in enumerate(data.variants):
+        ok = sum(1 for r in v.rollouts if r["success"])
+        parts.append(f'<h3 id="episodes-{_e(v.name)}"><span class="swatch" style="background:{_colour(i)}"></span>'
+                     f"{_e(v.name)}: {len(v.rollouts)} episodes, {ok} solved</h3>")
+        for k, r in enumerate(sorted(v.rollouts, key=lambda r: (r["split"], r["task_type"], r["task_id"]))):
+            parts.append(episode_view(v, k, r, data.truth.get(r["task_id"]), open_=first))
+            first = False
+    return "".join(parts)
+
+
+def settings_section(data: "ReportData") -> str:
+    """Models per role and the planner and evaluation settings of the run."""
+    models = _table(["role", "model @ endpoint"], [[_e(k), _e(v)] for k, v in data.settings["models"].items()])
+    flat = [[_e(f"{sec}.{k}"), _e(v)] for sec in ("evaluate", "planner", "retrieval")
+            for k, v in data.settings[sec].items()]
+    return models + f"<details><summary>planner, retrieval and evaluation settings</summary>{_table(['param', 'value'], flat)}</details>"
+
+
+def render(data: "ReportData") -> str:
+    """The whole page."""
+    n_eps = sum(len(v.rollouts) for v in data.variants)
+    notes = ("<ul class=\"notes\">" + "".join(f"<li>{_e(n)}</li>" for n in data.notes) + "</ul>") if data.notes else ""
+    b = data.bootstrap
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Hindsight Planner pools: evaluation report</title><style>{CSS}</style></head>
+<body>
+<header><h1>Hindsight Planner pools: evaluation report</h1>
+<p>{len(data.variants)} variants · {n_eps} episodes · splits: {_e(", ".join(data.splits))}</p></header>
+<nav><a href="#variants">Variants</a><a href="#comparisons">Comparisons</a><a href="#by-type">SR per task type</a>
+<a href="#pools">Pools</a><a href="#episodes">Episodes</a><a href="#settings">Settings</a></nav>
+<main>
+{notes}
+<section id="variants"><h2>Variants</h2>
+<p class="note">ALFRED's metrics (pools/metrics.py): SR = solved / episodes; GC = goal conditions met / all goal
+conditions, summed over episodes; PLW = path-length weighted by the expert's plan length. In brackets: 95% bootstrap
+interval over episodes ({b['samples']} resamples, seed {b['seed']}).</p>
+{variants_table(data)}</section>
+<section id="comparisons"><h2>Paired comparisons</h2>
+<p class="note">On the tasks both variants ran. Differences are A − B in points, with a 95% bootstrap interval over
+tasks; bold when it excludes 0. McNemar's exact p tests the tasks only one of the two solved.</p>
+{comparisons_table(data) if data.comparisons else '<p class="note">No comparisons (params evaluate.compare).</p>'}
+</section>
+<section id="by-type"><h2>SR per task type</h2>
+<p class="note">All evaluated splits together; the label gives SR and the number of episodes behind it.</p>
+{sr_chart(data) if data.variants else '<p class="note">No evaluated variant.</p>'}</section>
+<section id="pools"><h2>Pools</h2>
+<p class="note">From data/pools/*.manifest.json. The hindsight pool holds only completions that reached the goal on
+replay (unless relabel.keep_unverified).</p>
+{pools_section(data)}</section>
+<section id="episodes"><h2>Episodes</h2>
+<p class="note">Every evaluated episode: the instruction, the adapter's last prediction of the task's arguments
+against the truth, and at each step the proposals with the critic's value, the sub-goal executed and what the world
+said.</p>
+{episodes_section(data)}</section>
+<section id="settings"><h2>Settings</h2>{settings_section(data)}</section>
+</main></body></html>
+"""
