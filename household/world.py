@@ -375,6 +375,11 @@ def _obj_text(o: Obj) -> str:
 _WORD = re.compile(r"[A-Za-z]+")
 
 
+def diagnose(text: str) -> str:
+    """Why a sub-goal text does not parse (the reason its failed step reports; shared with other backends)."""
+    return _diagnose(text)
+
+
 def _diagnose(text: str) -> str:
     """Reason a sub-goal text does not parse: unknown action, unknown class or wrong number of arguments."""
     words = _WORD.findall(text or "")

@@ -104,6 +104,8 @@ class PlannerConfig:
     max_fails: int = 10      # from world.max_fails
     max_steps: int = 1000    # from world.max_steps
     explore_budget: int = 400  # from world.explore_budget
+    backend: str = "household"  # from world.backend: household | alfworld (household.backends.open_env)
+    alfworld_games: str = ""  # from world.alfworld_games: the ALFWorld games folder (alfworld backend)
     extra: dict[str, Any] = field(default_factory=dict)  # unknown keys, kept for the record
 
     @classmethod
@@ -116,7 +118,7 @@ class PlannerConfig:
             for key, value in (params.get(section) or {}).items():
                 (values if key in names else extra)[key] = value
         world = params.get("world") or {}
-        for key in ("seed", "max_fails", "max_steps", "explore_budget"):
+        for key in ("seed", "max_fails", "max_steps", "explore_budget", "backend", "alfworld_games"):
             if key in world:
                 values[key] = world[key]
         values.update(overrides)

@@ -15,7 +15,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
-from household.env import Env
+from household.backends import open_env
 from household.expert import expert_plan
 from household.metrics import episode_metrics
 from household.tasks import Task
@@ -178,7 +178,8 @@ def run_episode(task: Task, variant: str, pools: ExamplePools, client: Any, cfg:
     seed = cfg.seed if seed is None else seed
     t0 = time.perf_counter()
     mark = client.usage.snapshot() if client is not None else None
-    env = Env(task, seed=seed, max_fails=cfg.max_fails, max_steps=cfg.max_steps, explore_budget=cfg.explore_budget)
+    env = open_env(task, cfg.backend, cfg.alfworld_games, seed=seed, max_fails=cfg.max_fails, max_steps=cfg.max_steps,
+                   explore_budget=cfg.explore_budget)
     expert = expert_plan(task, seed=seed, scene=env.scene)  # the scene is built once per episode
     expert_len = len(expert)
     instruction = task.instruction(0)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from household.env import Env
+from household.backends import open_env
 from household.scene import Scene
 from household.tasks import Task
 from planner.config import PlannerConfig
@@ -17,8 +17,8 @@ def replay(task: Task, steps: Sequence[str], cfg: PlannerConfig | None = None, s
     `scene`: the task's scene for this seed when the caller has built it already (it is built once per task).
     """
     cfg = cfg or PlannerConfig()
-    env = Env(task, seed=cfg.seed if seed is None else seed, max_fails=cfg.max_fails, max_steps=cfg.max_steps,
-              explore_budget=cfg.explore_budget, scene=scene)
+    env = open_env(task, cfg.backend, cfg.alfworld_games, seed=cfg.seed if seed is None else seed,
+                   max_fails=cfg.max_fails, max_steps=cfg.max_steps, explore_budget=cfg.explore_budget, scene=scene)
     failed_step, reason, fails, ran = -1, "", 0, 0
     reasons: list[str] = []
     for i, sg in enumerate(steps):

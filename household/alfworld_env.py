@@ -1,0 +1,742 @@
+"""The ALFWorld backend: our environment interface (`observe`, `step`, `done`, `goal_conditions`, ...) over
+ALFWorld's own TextWorld/PDDL engine, playing a `game.tw-pddl` offline (optional extra: `pip install -e .[alfworld]`).
+
+Who decides what. ALFWorld's engine holds the state and decides every action: a command runs only when the
+engine lists it as admissible, and the episode is won when the engine says so. The backend keeps only what the
+agent was told (the engine's text after each command: what is on or in a receptacle on arrival or opening, what
+was picked up or put down) and turns it into our `Observation`. From our import of the game's scene it takes the
+map alone (the receptacles' poses: travel costs, and the order `Navigation C` tries unvisited places, the same
+rule as `household.navigation`) and the names (PDDL id -> ALFWorld's 'apple 3', named as ALFWorld's Demangler does).
+
+Where the two action spaces differ, and how each difference is resolved:
+- Navigation. Ours: `Navigation C` to a class (a receptacle, or an object: walk to where it was seen), exploring
+  unvisited places cheapest first when no C is known. ALFWorld: `go to R` to one receptacle instance. Resolved:
+  the backend picks the instance by our rule and issues one `go to` per place walked through (exploration walks
+  and looks at each place in turn). ALFWorld's intro lists every receptacle of the room; the backend reports a
+  place as seen only once visited, as ours does. A floor lamp (a place in ours, an object in ALFWorld) is reached
+  by going to the receptacle that holds it.
+- Pick up / put. `PickupObject X` -> `take x N from r M` (the first X seen where the agent stands, scene order);
+  `PutObject X R` -> `put x N in/on r M` where the agent stands at an R. Putting into a movable receptacle (bowl,
+  plate) is ALFWorld's `put ... in/on` on that receptacle when the engine lists it; ALFWorld's own actions for
+  objects inside movable receptacles are disabled in its domain (the object inside stays behind).
+- Heat / cool / clean. Ours: appliances act on what is inside them (microwave toggled on, fridge closed, faucet
+  of a basin toggled on; or put into a running microwave / basin). ALFWorld: one command on the held object
+  (`heat x with microwave 1`, `cool x with fridge 1`, `clean x with sinkbasin 1`); the microwave and the faucet
+  have no switch there. Resolved: the backend keeps the microwave's and the faucets' on/off itself, marks what
+  ours would heat/cool/clean as due, and when the agent takes a due object out of that appliance it issues
+  `take` then ALFWorld's `heat/cool/clean ... with` on the spot. The effect thus lands when the object leaves
+  the appliance, not when the switch is flipped: goal conditions of an object left inside differ (GC only;
+  every task needs the object taken out and put elsewhere).
+- Toggle. Lamps: `ToggleObjectOn/Off DeskLamp` -> `use desklamp 1` (ALFWorld flips; the backend checks the state
+  first so that 'already on' fails as in ours). Microwave and faucet: kept by the backend (above).
+- Open / close. `OpenObject R` -> `open r M` where the agent stands at an R; openable objects (laptops) have no
+  open/close in ALFWorld: such a sub-goal fails with that reason.
+- Slice. `SliceObject X` -> `slice x N with knife M` (a knife held). ALFWorld marks the object sliced in place;
+  ours makes XSliced pieces: the backend reports a sliced X as class XSliced, `PickupObject XSliced` takes it.
+- Failures. ALFWorld answers 'Nothing happens.' to any command it does not admit. The backend states why, from
+  what the agent was told (closed, not here, not holding, hands full) in our words; a command our rules would
+  allow but the engine refuses fails with 'ALFWorld: Nothing happens (<command>)'.
+- Goal. Success is the engine's own verdict (`won`). Goal conditions (GC) are ALFRED's, counted by our rules over
+  the engine's facts (inReceptacle, isHot/isCool/isClean, isSliced, holds, isOn).
+- Steps. Low-level steps are counted as ours counts them (travel cost between the places' poses, one per
+  interaction), so that ALFRED's max_steps means the same on both backends; the engine's own command count is
+  `engine_commands`.
+"""
+from __future__ import annotations
+
+import json
+import random
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from household.alfworld import decode_name, load_alfworld_game
+from household.goals import total_conditions
+from household.layout import Scene
+from household.navigation import NAVIGABLE, cost_table
+from household.ontology import (
+    CONTAINERS, KNIVES, LANDMARKS, MOVABLE_RECEPTACLES, OPENABLE, PICKUPABLE, PLACE_RECEPTACLES, SLICEABLE,
+    SLICED_OF, SLICED_PARENT, TOGGLEABLE, canonical_class, place_class,
+)
+from household.subgoals import SubGoal, parse_subgoal
+from household.tasks import Task
+from household.world import Observation, StepResult, diagnose
+
+GAME_FILE = "game.tw-pddl"
+INSTALL_HINT = "the ALFWorld backend needs the optional extra: pip install -e '.[alfworld]' (make setup installs it)"
+_FACT = re.compile(r"\(\s*([A-Za-z]+)\s+([^()]*?)\s*\)")
+_DUE_AT = {"Microwave": "heat", "Fridge": "cool", "SinkBasin": "clean"}
+_STATE_WORD = {"heat": "hot", "cool": "cold", "clean": "clean"}
+
+
+def alfworld_available() -> bool:
+    """Whether ALFWorld's engine (alfworld + textworld[pddl] with fast_downward) is installed."""
+    try:
+        import alfworld.agents.utils.misc  # noqa: F401
+        import fast_downward  # noqa: F401
+        import textworld  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def require_alfworld() -> None:
+    """Raise ImportError with the install hint when the optional extra is missing."""
+    if not alfworld_available():
+        raise ImportError(INSTALL_HINT)
+
+
+# ---------------------------------------------------------------------------------------------------- game files
+@dataclass(frozen=True)
+class AlfworldGame:
+    """One ALFWorld game: its folder, its `game.tw-pddl`, the task from its traj_data.json and our scene import."""
+
+    dir: Path
+    game_file: Path
+    task: Task
+    scene: Scene
+
+
+def check_game_file(path: Path) -> dict[str, Any]:
+    """Read a game.tw-pddl and check the fields the engine needs; errors name the file, line and field."""
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: ALFWorld game file not found")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path}: line {exc.lineno}: invalid JSON ({exc.msg}); expected an ALFWorld game "
+                         f"(JSON with pddl_domain, grammar, pddl_problem)") from exc
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path}: not UTF-8 text; expected an ALFWorld game (JSON)") from exc
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: expected a JSON object with pddl_domain, grammar, pddl_problem")
+    for key in ("pddl_domain", "grammar", "pddl_problem"):
+        if not isinstance(data.get(key), str) or not data[key].strip():
+            raise ValueError(f"{path}: missing field '{key}' (expected the {key} text of an ALFWorld game)")
+    if "(:init" not in data["pddl_problem"]:
+        raise ValueError(f"{path}: field 'pddl_problem': missing section '(:init'")
+    return data
+
+
+def load_game(game_dir: str | Path) -> AlfworldGame:
+    """Load one game folder (game.tw-pddl + traj_data.json) after checking its files; errors name the file."""
+    game_dir = Path(game_dir)
+    game_file = game_dir / GAME_FILE
+    check_game_file(game_file)
+    task, scene = load_alfworld_game(game_dir)
+    return AlfworldGame(game_dir, game_file, task, scene)
+
+
+def find_game_dirs(root: str | Path) -> list[Path]:
+    """Game folders under `root` as alfworld-download lays them out (TYPE-.../trial_.../game.tw-pddl), sorted."""
+    root = Path(root)
+    if not root.is_dir():
+        raise FileNotFoundError(f"{root}: ALFWorld games folder not found (world.alfworld_games)")
+    dirs = sorted({p.parent for p in root.rglob(GAME_FILE)} | {p.parent for p in root.rglob("traj_data.json")})
+    if not dirs:
+        raise FileNotFoundError(f"{root}: no ALFWorld game (no {GAME_FILE} under it)")
+    return dirs
+
+
+@lru_cache(maxsize=8)
+def _games(root: str) -> tuple[AlfworldGame, ...]:
+    return tuple(load_game(d) for d in find_game_dirs(root))
+
+
+def load_games(root: str | Path) -> list[AlfworldGame]:
+    """Every game under `root` (loaded once per process); a missing or malformed file raises naming it."""
+    return list(_games(str(Path(root).resolve())))
+
+
+def game_for(task_id: str, root: str | Path) -> AlfworldGame:
+    """The game under `root` whose task is `task_id`."""
+    for g in load_games(root):
+        if g.task.id == task_id:
+            return g
+    raise KeyError(f"{root}: no ALFWorld game for task {task_id!r}")
+
+
+# ---------------------------------------------------------------------------------------------------- the engine
+def _start_engine(game_file: Path) -> Any:
+    """A TextWorld PDDL environment on one game, objects named as ALFWorld names them ('apple 3')."""
+    require_alfworld()
+    import textworld
+
+    infos = textworld.EnvInfos(won=True, admissible_commands=True)
+    return textworld.start(str(game_file), request_infos=infos)
+
+
+def _name_entities(state: Any) -> None:
+    """Name the game's entities as ALFWorld's AlfredDemangler does ('apple 3'), without importing its training
+    stack. The state's entity infos are the engine's own objects: the names hold from the engine's next answer."""
+    from alfworld.agents.utils.misc import Demangler
+
+    infos = state["_entity_infos"]
+    demangler = Demangler(game_infos=infos, shuffle=False)
+    for info in infos.values():
+        info.name = demangler.demangle_alfred_name(info.id)
+
+
+def _problem_facts(text: str) -> list[tuple[str, list[str]]]:
+    start = text.find("(:init")
+    end = text.find("(:goal", start)
+    return [(p, rest.split()) for p, rest in _FACT.findall(text[start:end if end > 0 else len(text)])]
+
+
+def _type_class(type_name: str) -> str | None:
+    return canonical_class(type_name[:-4] if type_name.endswith("Type") else type_name)
+
+
+_LIST = re.compile(r"(?:you see|In it, you see) (.*?)\.(?:\s|$)")
+
+
+def _listed(text: str) -> list[str]:
+    """Names in ALFWorld's 'you see a apple 1, a bread 2, and a cup 1.' ('nothing' -> [])."""
+    m = _LIST.search(text)
+    if not m or m.group(1).strip() == "nothing":
+        return []
+    items = re.split(r",\s*(?:and\s+)?|\s+and\s+", m.group(1))
+    out = []
+    for it in items:
+        it = it.strip()
+        for art in ("a ", "an ", "the "):
+            if it.startswith(art):
+                it = it[len(art):]
+                break
+        if it:
+            out.append(it)
+    return out
+
+
+class AlfworldEnv:
+    """One episode of an ALFWorld game in ALFWorld's engine, behind our environment interface."""
+
+    backend = "alfworld"
+
+    def __init__(self, task: Task, game: AlfworldGame, seed: int = 0, max_fails: int = 10, max_steps: int = 1000,
+                 explore_budget: int = 400, stop_on_success: bool = True) -> None:
+        self.task, self.game, self.scene = task, game, game.scene
+        self.seed, self.max_fails, self.max_steps = seed, max_fails, max_steps
+        self.explore_budget, self.stop_on_success = explore_budget, stop_on_success
+        self._tw = _start_engine(game.game_file)
+        state = self._tw.reset()
+        _name_entities(state)
+        self._state, _, _ = self._tw.step("look")  # the first answer with ALFWorld's names (a look changes nothing)
+        self.intro = str(self._state.feedback)  # ALFWorld's answer to `look` at the start
+        self._entities = state["_entity_infos"]
+        self.low_steps = 0
+        self.failed_subgoals = 0
+        self.subgoals_executed = 0
+        self.engine_commands = 0
+        self.history: list[tuple[str, bool, str]] = []
+        self.transcript: list[tuple[str, str]] = []  # every (command, ALFWorld's response) of the episode
+        self.last_commands: list[tuple[str, str]] = []  # those of the last sub-goal
+        self._done_reason = ""
+        self._geometry()
+        self._names()
+        self.at: str | None = None  # place id
+        self.holding: str | None = None  # ALFWorld name of the held object
+        self.visited: set[str] = set()
+        self.last_visit: dict[str, int] = {}
+        self.seen_places: dict[str, None] = {}
+        self.seen_objs: dict[str, None] = {}
+        self.where: dict[str, str] = {}  # object name -> place id where last seen
+        self.contents: dict[str, list[str]] = {}  # place id -> object names seen on/in it (last look)
+        self.open: dict[str, bool] = {p.id: p.id in self.scene.open_places
+                                      for p in self.scene.places if p.cls in CONTAINERS}
+        self.power: dict[str, bool] = {}  # microwave place id / faucet (basin place id) -> on, kept here
+        for p in self.scene.places:
+            if p.cls == "Microwave":
+                self.power[p.id] = p.id in self.scene.on_places
+            elif p.cls == "SinkBasin":
+                self.power[p.id] = any(o.cls == "Faucet" and o.parent == p.id and o.is_on for o in self.scene.objects)
+        self.due: dict[str, set[str]] = {}  # object name -> effects owed when it leaves the appliance
+        self.done_effects: dict[str, set[str]] = {}  # object name -> hot/cold/clean the agent caused
+
+    # ------------------------------------------------------------------ names and map
+    def _names(self) -> None:
+        infos = self._entities
+        self.name_of: dict[str, str] = {k: str(v.name).strip() for k, v in infos.items()}  # PDDL id -> name
+        self.pddl_of: dict[str, str] = {v: k for k, v in self.name_of.items()}
+        text = self.game.game_file.read_text(encoding="utf-8")
+        facts = _problem_facts(json.loads(text)["pddl_problem"])
+        self.cls_of: dict[str, str] = {}  # ALFWorld name -> class
+        self.receptacle_names: set[str] = set()
+        holder: dict[str, str] = {}
+        for pred, args in facts:
+            key = args[0].lower() if args else ""  # the engine lower-cases every PDDL name
+            if pred in ("objectType", "receptacleType") and len(args) == 2 and key in self.name_of:
+                cls = _type_class(args[1])
+                if cls:
+                    self.cls_of[self.name_of[key]] = cls
+                if pred == "receptacleType":
+                    self.receptacle_names.add(self.name_of[key])
+            elif pred == "inReceptacle" and len(args) == 2:
+                holder[key] = args[1].lower()
+        self.place_name: dict[str, str] = {}  # place id -> ALFWorld receptacle name to `go to`
+        by_decoded = {decode_name(k): k for k in self.name_of}
+        for p in self.scene.places:
+            pddl = by_decoded.get(p.id.lower())
+            if pddl is None:
+                continue
+            if p.cls in LANDMARKS:  # a floor lamp: go to the receptacle that holds it
+                outer = holder.get(pddl)
+                if outer in self.name_of:
+                    self.place_name[p.id] = self.name_of[outer]
+            else:
+                self.place_name[p.id] = self.name_of[pddl]
+        self.place_of_name: dict[str, str] = {}
+        for pid, name in self.place_name.items():
+            if self.scene_place(pid).cls not in LANDMARKS:
+                self.place_of_name[name] = pid
+        order = {decode_name(k): i for i, k in enumerate(self.name_of)}
+        scene_order = {o.id.lower(): i for i, o in enumerate(self.scene.objects)}
+        self._rank = {n: scene_order.get(decode_name(k), len(scene_order) + order.get(decode_name(k), 0))
+                      for k, n in self.name_of.items()}
+
+    def _geometry(self) -> None:
+        self._places = {p.id: p for p in self.scene.places}
+        self._index, self._cost, self._start_cost = cost_table(self.scene.places, self.scene.start_pose)
+        rng = random.Random(f"explore|{self.task.id}|{self.seed}")  # the same tie-break as household.navigation
+        self._tie = {p.id: rng.random() for p in self.scene.places}
+
+    def scene_place(self, pid: str) -> Any:
+        """The scene's place of an id."""
+        return self._places[pid]
+
+    def _dist(self, a: str | None, b: str) -> int:
+        return self._start_cost[self._index[b]] if a is None else self._cost[self._index[a]][self._index[b]]
+
+    # ------------------------------------------------------------------ engine facts
+    def _facts(self) -> list[tuple[str, tuple[str, ...]]]:
+        """The engine's facts, predicates lower-cased (as the engine has them), arguments as ALFWorld names."""
+        return [(f.name.lower(), tuple(self.name_of.get(v.name, v.name) for v in f.arguments)) for f in self._state["_facts"]]
+
+    def _flag(self, pred: str, name: str) -> bool:
+        return any(p == pred and args and args[0] == name for p, args in self._facts())
+
+    def object_class(self, name: str) -> str:
+        """Our class of an ALFWorld object name (a sliced X reads as XSliced)."""
+        cls = self.cls_of.get(name, "")
+        if cls in SLICED_OF and self._flag("issliced", name):
+            return SLICED_OF[cls]
+        return cls
+
+    # ------------------------------------------------------------------ public state (as household.world.World)
+    @property
+    def done(self) -> bool:
+        """Whether the episode has ended."""
+        return bool(self._done_reason)
+
+    @property
+    def done_reason(self) -> str:
+        """'' while running; else 'success', 'stop', 'max_fails' or 'max_steps'."""
+        return self._done_reason
+
+    @property
+    def won(self) -> bool:
+        """ALFWorld's own verdict: the game's PDDL goal holds."""
+        return bool(self._state["won"])
+
+    @property
+    def success(self) -> bool:
+        """The engine's verdict (ALFWorld's `won`)."""
+        return self.won
+
+    def goal_conditions(self) -> tuple[int, int]:
+        """(met, total) ALFRED goal conditions over the engine's facts; all met exactly when ALFWorld says won."""
+        met, total = self._count_met()
+        if self.won:
+            return total, total
+        return min(met, total - 1), total
+
+    def observe(self) -> Observation:
+        """What the agent was told so far, in our observation's form."""
+        texts: dict[str, None] = {}
+        for pid in self.seen_places:
+            texts[self._place_text(pid)] = None
+        for name in self.seen_objs:
+            if name != self.holding and name not in self.where:
+                continue
+            texts[self._obj_text(name)] = None
+        here: tuple[str, ...] = ()
+        if self.at is not None:
+            here = tuple(dict.fromkeys([self._place_text(self.at), *(self._obj_text(n) for n in self._visible())]))
+        located = [(self._obj_text(n), self._places[self.where[n]].cls) for n in self.seen_objs
+                   if n != self.holding and n in self.where]
+        holding = self.object_class(self.holding) if self.holding else None
+        return Observation(tuple(texts), self._places[self.at].cls if self.at else None, holding, here,
+                           tuple(dict.fromkeys(located)))
+
+    def _place_text(self, pid: str) -> str:
+        p = self._places[pid]
+        states = []
+        if pid in self.open:
+            states.append("open" if self.open[pid] else "closed")
+        if p.cls in TOGGLEABLE and pid in self.power:
+            states.append("on" if self.power[pid] else "off")
+        return f"{p.cls} ({', '.join(states)})" if states else p.cls
+
+    def _obj_text(self, name: str) -> str:
+        cls = self.object_class(name)
+        states = []
+        if cls in TOGGLEABLE:
+            states.append("on" if self._flag("ison", name) else "off")
+        states += [_STATE_WORD[e] for e in ("heat", "cool", "clean") if e in self.done_effects.get(name, ())]
+        return f"{cls} ({', '.join(states)})" if states else cls
+
+    def _visible(self) -> list[str]:
+        if self.at is None or not self.open.get(self.at, True):
+            return []
+        return [n for n in self.contents.get(self.at, []) if self.where.get(n) == self.at]
+
+    # ------------------------------------------------------------------ stepping
+    def step(self, subgoal: str | SubGoal) -> StepResult:
+        """Execute one sub-goal through ALFWorld's engine; failures return a reason."""
+        self.last_commands = []
+        if self._done_reason:
+            return StepResult(False, f"episode is over ({self._done_reason})", self.observe(), True)
+        text = str(subgoal)
+        sg = subgoal if isinstance(subgoal, SubGoal) else parse_subgoal(subgoal)
+        if sg is None:
+            reason = diagnose(text)
+        else:
+            reason = self._dispatch(sg)
+            text = str(sg)
+        self.subgoals_executed += 1
+        ok = not reason
+        self.history.append((text, ok, reason))
+        if not ok:
+            self.failed_subgoals += 1
+        if sg is not None and sg.action == "Stop" and ok:
+            self._done_reason = "stop"
+        elif self.stop_on_success and ok and self.success:
+            self._done_reason = "success"
+        elif self.failed_subgoals >= self.max_fails:
+            self._done_reason = "max_fails"
+        elif self.low_steps >= self.max_steps:
+            self._done_reason = "max_steps"
+        return StepResult(ok, reason, self.observe(), bool(self._done_reason))
+
+    def _run(self, command: str) -> tuple[bool, str]:
+        """Send one command if the engine admits it: (ran, ALFWorld's response)."""
+        if command not in self._state["admissible_commands"]:
+            self.last_commands.append((command, "Nothing happens."))
+            self.transcript.append((command, "Nothing happens."))
+            return False, "Nothing happens."
+        self._state, _, _ = self._tw.step(command)
+        self.engine_commands += 1
+        feedback = str(self._state.feedback).strip()
+        self.last_commands.append((command, feedback))
+        self.transcript.append((command, feedback))
+        return True, feedback
+
+    def _refused(self, command: str) -> str:
+        return f"ALFWorld: Nothing happens ({command})"
+
+    def _dispatch(self, sg: SubGoal) -> str:
+        act = sg.action
+        if act == "Navigation":
+            return self._navigate(sg.args[0])
+        if act == "Stop":
+            return ""
+        self.low_steps += 1
+        if act == "PickupObject":
+            return self._pickup(sg.args[0])
+        if act == "PutObject":
+            return self._put(sg.args[0], sg.args[1])
+        if act in ("OpenObject", "CloseObject"):
+            return self._open_close(sg.args[0], act == "OpenObject")
+        if act in ("ToggleObjectOn", "ToggleObjectOff"):
+            return self._toggle(sg.args[0], act == "ToggleObjectOn")
+        if act == "SliceObject":
+            return self._slice(sg.args[0])
+        return f"unknown action {act!r}"
+
+    # ------------------------------------------------------------------ navigation (household.navigation's rule)
+    def _known_targets(self, cls: str, is_place: bool) -> list[str]:
+        if is_place:
+            return [pid for pid in self.seen_places if self._places[pid].cls == cls]
+        out: list[str] = []
+        for name in self.seen_objs:
+            if name != self.holding and self.object_class(name) == cls and name in self.where:
+                if self.where[name] not in out:
+                    out.append(self.where[name])
+        return out
+
+    def _navigate(self, cls: str) -> str:
+        cls = place_class(cls)
+        is_place = cls in PLACE_RECEPTACLES or cls in LANDMARKS
+        if cls not in NAVIGABLE:
+            return f"cannot navigate to {cls}"
+        if cls in LANDMARKS and not any(p.cls == cls and p.id in self.place_name for p in self.scene.places):
+            return f"{cls} cannot be reached in ALFWorld (it stands in no receptacle there)"
+        at = self.at
+        known = self._known_targets(cls, is_place)
+        if known and not (is_place and at in known):
+            if at in known:
+                return ""
+            return self._walk(min(known, key=lambda p: (self._dist(at, p), self._tie[p])))
+        unvisited = [p for p in self._places if p not in self.visited]
+        cur, spent = at, 0
+        while unvisited:
+            nxt = min(unvisited, key=lambda p: (self._dist(cur, p), self._tie[p]))
+            spent += self._dist(cur, nxt)
+            if spent > self.explore_budget:
+                if is_place and at in known:
+                    return self._walk(at) if cur != at else ""
+                return f"{cls} not found"
+            unvisited.remove(nxt)
+            err = self._walk(nxt, exploring=True)
+            if err:
+                return err
+            cur = nxt
+            if is_place:
+                if self._places[nxt].cls == cls:
+                    return ""
+            elif any(self.object_class(n) == cls for n in self._visible()):
+                return ""
+        if is_place and at in known:
+            others = [p for p in known if p != at]
+            if others:
+                return self._walk(min(others, key=lambda p: (self.last_visit.get(p, -1), self._dist(cur, p),
+                                                              self._tie[p])))
+            return self._walk(at) if cur != at else ""
+        return f"{cls} not found"
+
+    def _walk(self, pid: str, exploring: bool = False) -> str:
+        name = self.place_name.get(pid)
+        self.low_steps += self._dist(self.at, pid)
+        if name is None:  # a floor lamp that stands in no receptacle: ALFWorld has nowhere to `go to`
+            if exploring:  # ours walks past it and sees nothing there; so does the backend, without a command
+                self.visited.add(pid)
+                self.last_visit[pid] = self.low_steps
+                return ""
+            return f"{self._places[pid].cls} cannot be reached in ALFWorld (no receptacle there)"
+        ran, feedback = self._run(f"go to {name}")
+        if not ran and f"examine {name}" in self._state["admissible_commands"]:
+            # ALFWorld has no `go to` between receptacles of one location (e.g. two stove burners at loc 18): the
+            # agent is there already; it looks at the receptacle instead
+            self.last_commands.pop()
+            self.transcript.pop()
+            ran, feedback = self._run(f"examine {name}")
+        if not ran:
+            return self._refused(f"go to {name}")
+        self.at = pid
+        self.visited.add(pid)
+        self.last_visit[pid] = self.low_steps
+        self.seen_places.setdefault(pid, None)
+        self._look(pid, feedback)
+        return ""
+
+    def _look(self, pid: str, feedback: str) -> None:
+        """Record what ALFWorld said is on/in the receptacle (or that it is closed)."""
+        name = self.place_name.get(pid, "")
+        if f"The {name} is closed" in feedback:
+            self.open[pid] = False
+            return
+        if f"The {name} is open" in feedback:
+            self.open[pid] = True
+        listed = [n for n in _listed(feedback) if n in self.cls_of]
+        for n in self.contents.get(pid, []):
+            if self.where.get(n) == pid and n not in listed:
+                self.where.pop(n, None)  # no longer there (the agent moved it or it was never)
+        self.contents[pid] = listed
+        for n in listed:
+            self.where[n] = pid
+            self.seen_objs.setdefault(n, None)
+
+    # ------------------------------------------------------------------ interactions
+    def _here_of(self, cls: str) -> list[str]:
+        """Visible objects of `cls` where the agent stands, in scene order (our `find_here`)."""
+        names = [n for n in self._visible() if self.object_class(n) == cls]
+        return sorted(names, key=lambda n: self._rank.get(n, 0))
+
+    def _pickup(self, cls: str) -> str:
+        if cls not in PICKUPABLE:
+            return f"{cls} cannot be picked up"
+        if self.holding:
+            return f"already holding {self.object_class(self.holding)}"
+        if self.at is None:
+            return f"{cls} not found"
+        names = self._here_of(cls) or (self._here_of(SLICED_OF[cls]) if cls in SLICED_OF else [])
+        if not names:
+            if not self.open.get(self.at, True) and any(
+                    self.where.get(n) == self.at and self.object_class(n) == cls for n in self.seen_objs):
+                return f"{self._places[self.at].cls} is closed"
+            return f"{cls} not found"
+        obj, place = names[0], self.place_name[self.at]
+        ran, feedback = self._run(f"take {obj} from {place}")
+        if not ran:
+            return self._refused(f"take {obj} from {place}")
+        self.holding = obj
+        self.where.pop(obj, None)
+        owed = self.due.pop(obj, set())
+        effect = _DUE_AT.get(self._places[self.at].cls)
+        if effect in owed:  # the appliance acted on it in our terms: ALFWorld's command, now that it is held
+            ran, _ = self._run(f"{effect} {obj} with {place}")
+            if ran:
+                self.done_effects.setdefault(obj, set()).add(effect)
+        return ""
+
+    def _put(self, cls: str, recep: str) -> str:
+        held = self.holding
+        if held is None:
+            return "not holding anything"
+        held_cls = self.object_class(held)
+        if held_cls != cls and SLICED_OF.get(cls) != held_cls:
+            return f"holding {held_cls}, not {cls}"
+        recep = place_class(recep)
+        if self.at is None:
+            return f"{recep} not here"
+        if self._places[self.at].cls == recep:
+            target = self.place_name[self.at]
+        elif recep in MOVABLE_RECEPTACLES:
+            found = self._here_of(recep)
+            if not found:
+                return f"{recep} not found"
+            target = found[0]
+            if target not in self.receptacle_names:
+                return f"ALFWorld cannot put into the {recep} (not a receptacle there)"
+        else:
+            return f"{recep} not here" if recep in PLACE_RECEPTACLES else f"{recep} is not a receptacle"
+        if not self.open.get(self.at, True) and target == self.place_name[self.at]:
+            return f"{recep} is closed"
+        ran, _ = self._run(f"put {held} in/on {target}")
+        if not ran:
+            return self._refused(f"put {held} in/on {target}")
+        self.holding = None
+        self.where[held] = self.at
+        self.contents.setdefault(self.at, []).append(held)
+        self.seen_objs.setdefault(held, None)
+        place_cls = self._places[self.at].cls
+        if place_cls in ("Microwave", "SinkBasin") and self.power.get(self.at):
+            self.due.setdefault(held, set()).add(_DUE_AT[place_cls])  # put into a running microwave / basin
+        return ""
+
+    def _open_close(self, cls: str, want_open: bool) -> str:
+        verb = "opened" if want_open else "closed"
+        if cls not in OPENABLE:
+            return f"{cls} cannot be {verb}"
+        if self.at is None or self._places[self.at].cls != cls:
+            if cls in PLACE_RECEPTACLES:
+                return f"{cls} not here"
+            return f"ALFWorld cannot open or close a {cls} (only receptacles)" if self._here_of(cls) \
+                else f"{cls} not found"
+        pid, name = self.at, self.place_name[self.at]
+        if self.open.get(pid, True) == want_open:
+            return f"{cls} is already {'open' if want_open else 'closed'}"
+        command = f"{'open' if want_open else 'close'} {name}"
+        ran, feedback = self._run(command)
+        if not ran:
+            return self._refused(command)
+        self.open[pid] = want_open
+        if want_open:
+            self._look(pid, feedback)
+        elif cls == "Fridge":  # ours cools what is in a fridge when it is closed
+            for n in self.contents.get(pid, []):
+                if self.where.get(n) == pid:
+                    self.due.setdefault(n, set()).add("cool")
+        return ""
+
+    def _toggle(self, cls: str, on: bool) -> str:
+        if cls not in TOGGLEABLE:
+            return f"{cls} cannot be toggled"
+        word = "on" if on else "off"
+        if cls in ("Microwave", "Faucet"):  # no switch in ALFWorld: the backend keeps it (module docstring)
+            where = self.at if self.at is not None else ""
+            want = "Microwave" if cls == "Microwave" else "SinkBasin"
+            if not where or self._places[where].cls != want:
+                return f"{cls} not here" if cls in PLACE_RECEPTACLES else f"{cls} not found"
+            if self.power.get(where, False) == on:
+                return f"{cls} is already {word}"
+            self.power[where] = on
+            if on:
+                for n in self.contents.get(where, []):
+                    if self.where.get(n) == where:
+                        self.due.setdefault(n, set()).add(_DUE_AT[want])
+            return ""
+        names = self._here_of(cls)
+        if not names:
+            return f"{cls} not found"
+        lamp = names[0]
+        if self._flag("ison", lamp) == on:
+            return f"{cls} is already {word}"
+        ran, _ = self._run(f"use {lamp}")
+        if not ran:
+            return self._refused(f"use {lamp}")
+        return ""
+
+    def _slice(self, cls: str) -> str:
+        if cls not in SLICEABLE:
+            return f"{cls} cannot be sliced"
+        held = self.holding
+        if held is None or self.object_class(held) not in KNIVES:
+            return "no Knife in hand"
+        names = self._here_of(cls)
+        if not names:
+            return f"{cls} not found"
+        ran, _ = self._run(f"slice {names[0]} with {held}")
+        if not ran:
+            return self._refused(f"slice {names[0]} with {held}")
+        return ""
+
+    # ------------------------------------------------------------------ goal conditions over the engine's facts
+    def _count_met(self) -> tuple[int, int]:
+        a, tt = self.task.args, self.task.task_type
+        total = total_conditions(tt, a.object_sliced)
+        facts = self._facts()
+        inside: dict[str, set[str]] = {}
+        flags: dict[str, set[str]] = {}
+        for pred, args in facts:
+            if pred == "inreceptacle" and len(args) == 2:
+                inside.setdefault(args[0], set()).add(args[1])
+            elif len(args) >= 1 and pred in ("ishot", "iscool", "isclean", "issliced", "ison"):
+                flags.setdefault(pred, set()).add(args[0])
+            elif pred == "holds" and len(args) == 2:
+                flags.setdefault("held", set()).add(args[1])
+        x_cls = a.object_target
+        xs = [n for n, c in self.cls_of.items() if c == x_cls and n not in self.receptacle_names]
+        if a.object_sliced:
+            xs = [n for n in xs if n in flags.get("issliced", set())]
+        p_cls = place_class(a.parent_target) if a.parent_target else ""
+
+        def in_cls(n: str, cls: str) -> list[str]:
+            return [r for r in inside.get(n, ()) if place_class(self.cls_of.get(r, "")) == cls]
+
+        met = 0
+        if a.object_sliced:
+            met += min(2 if tt == "pick_two_obj_and_place" else 1, len(xs))
+        if tt == "pick_two_obj_and_place":
+            per: dict[str, int] = {}
+            for n in xs:
+                for r in in_cls(n, p_cls):
+                    per[r] = per.get(r, 0) + 1
+            met += min(2, max(per.values(), default=0))
+        elif tt == "look_at_obj_in_light":
+            met += int(any(n in flags.get("held", set()) for n in xs))
+            here = self.place_name.get(self.at or "", "")
+            met += int(any(self.cls_of.get(n) == a.toggle_target and n in flags.get("ison", set())
+                           and here in inside.get(n, ()) for n in self.cls_of))
+        elif tt == "pick_and_place_with_movable_recep":
+            x_in_m = [n for n in xs if in_cls(n, a.mrecep_target)]
+            met += int(bool(x_in_m))
+            ms = [n for n, c in self.cls_of.items() if c == a.mrecep_target]
+            m_in_p = [m for m in ms if in_cls(m, p_cls)]
+            met += int(bool(m_in_p))
+            met += int(any(m in inside.get(n, ()) for m in m_in_p for n in x_in_m))
+        else:
+            in_p = [n for n in xs if in_cls(n, p_cls)]
+            met += int(bool(in_p))
+            if tt != "pick_and_place_simple":
+                flag = {"pick_heat_then_place_in_recep": "ishot", "pick_cool_then_place_in_recep": "iscool",
+                        "pick_clean_then_place_in_recep": "isclean"}[tt]
+                met += int(any(n in flags.get(flag, set()) for n in xs))
+                met += int(any(n in flags.get(flag, set()) for n in in_p))
+        return met, total
+
+
+__all__ = ["AlfworldEnv", "AlfworldGame", "GAME_FILE", "INSTALL_HINT", "SLICED_PARENT", "alfworld_available",
+           "check_game_file", "find_game_dirs", "game_for", "load_game", "load_games", "require_alfworld"]
