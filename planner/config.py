@@ -60,6 +60,11 @@ RELABEL_DEFAULTS: dict[str, Any] = {
     "collapse_repeats": True,    # ours: an immediate repeat of a step (same outcome) is kept once in a hindsight trace
     "repair_temperature": 0.7,   # ours: a repair round after a round that ran clean but short of the goal samples
                                  # (seeded by the round) instead of repeating the greedy continuation
+    "completion": "stepwise",    # 'line' = the paper (alg. 3 l.9): one call writes the rest of the plan; 'stepwise'
+                                 # (ours) = the model picks each next sub-goal from those legal in the replayed
+                                 # world state (constrained decoding), and the world runs it before the next pick
+    "complete_classes": "task",  # stepwise picks: 'task' (ours) = only sub-goals over the classes the task and the
+                                 # expert's plan name; 'all' = every legal sub-goal (the paper's call is free text)
 }
 
 
@@ -100,6 +105,8 @@ class PlannerConfig:
     repair_rounds: int = RELABEL_DEFAULTS["repair_rounds"]
     collapse_repeats: bool = RELABEL_DEFAULTS["collapse_repeats"]
     repair_temperature: float = RELABEL_DEFAULTS["repair_temperature"]
+    completion: str = RELABEL_DEFAULTS["completion"]
+    complete_classes: str = RELABEL_DEFAULTS["complete_classes"]
     seed: int = 0            # from world.seed
     max_fails: int = 10      # from world.max_fails
     max_steps: int = 1000    # from world.max_steps

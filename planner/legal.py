@@ -68,6 +68,7 @@ def legal_now(seen: Sequence[str], here: Sequence[str], holding: str, named: Ite
     known = [c for c in (canonical_class(x.split("(")[0].strip()) for x in seen) if c]
     named_cls = [c for c in (canonical_class(x) for x in named) if c]
     nav = set(known) | (set(named_cls) if nav_targets == "any" else set())
+    nav.discard(canonical_class(holding) if holding else None)  # what is in the hands is not somewhere to walk to
     out = {f"Navigation {c}" for c in nav}
     local: list[str] = []
     closed: set[str] = set()

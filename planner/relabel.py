@@ -15,11 +15,12 @@ from household.tasks import Task
 from planner.config import PlannerConfig
 from planner.examples import ExamplePools
 from planner.grounding import Grounder, classes_of
+from planner.legal import legal_now, task_scope
 from planner.llm.constrain import Constraint
 from planner.loop import NO_PROPOSAL, NO_SUBGOAL, run_episode
 from planner.parsing import format_plan, parse_values, split_plan
 from planner.phi import phi
-from planner.replay import replay
+from planner.replay import new_env, replay
 from planner.prompting import (actor_example, critic_examples, done_prefix, inline_step, join_examples, render,
                                trace_text)
 from pools.records import Completion, CriticSample, Reflection, Rollout, Sample
@@ -88,30 +89,39 @@ def complete(reflection: Reflection, rollout: Rollout, task: Task, client: Any, 
     trace = robot_trace(rollout, cfg.collapse_repeats)
     base = render("complete", examples=join_examples(actor_example(s, show_args=False) for s in examples),
                   phi=reflection.phi, expert=_expert_line(expert, cfg), think=reflection.think or "none", done="")
-    classes = classes_of([v for v in task.args.as_dict().values() if isinstance(v, str) and v])
-    classes += classes_of(w for sg, _ in trace for w in sg.split()[1:])
+    # The classes the task and (when shown) the expert's plan name: a stepwise pick is one of the legal sub-goals
+    # over these alone (with `complete_classes: task`); line completions are grounded over these and the trace's.
+    named = classes_of([v for v in task.args.as_dict().values() if isinstance(v, str) and v])
     if expert is not None and cfg.show_expert:
-        classes += classes_of(w for sg in expert.steps for w in sg.split()[1:])
+        named += classes_of(w for sg in expert.steps for w in sg.split()[1:])
+    classes = named + classes_of(w for sg, _ in trace for w in sg.split()[1:])
     scene = build_scene(task, rollout.seed)  # every round's replay starts from this one scene
     rounds: list[dict[str, Any]] = []
     kept = list(trace)  # what the next round continues: the robot's trace, then each round's replayed part
     best: tuple[list[str], dict[str, Any]] | None = None
     resample = False
     for rnd in range(cfg.repair_rounds + 1):
-        # A round after one that ran without failing but fell short of the goal has nothing new to be told: it
-        # samples another continuation (seeded by the round, so reruns are exact and cached).
-        resp = client.complete("complete", base + done_prefix([inline_step(sg, r) for sg, r in kept]),
-                               max_tokens=cfg.complete_tokens, stop=["\n"],
-                               temperature=cfg.repair_temperature if resample else None,
-                               seed=rnd if resample else None)
-        added = _ground_steps(resp.text, classes, grounder, cfg.complete_steps)
+        if cfg.completion == "stepwise":
+            added = _pick_steps(task, scene, rollout.seed, kept, base, client, cfg, named, grounder)
+            answer = format_plan(added)
+        elif cfg.completion == "line":
+            # A round after one that ran without failing but fell short of the goal has nothing new to be told:
+            # it samples another continuation (seeded by the round, so reruns are exact and cached).
+            resp = client.complete("complete", base + done_prefix([inline_step(sg, r) for sg, r in kept]),
+                                   max_tokens=cfg.complete_tokens, stop=["\n"],
+                                   temperature=cfg.repair_temperature if resample else None,
+                                   seed=rnd if resample else None)
+            added = _ground_steps(resp.text, classes, grounder, cfg.complete_steps)
+            answer = resp.text
+        else:
+            raise ValueError(f"relabel.completion must be 'line' or 'stepwise', not {cfg.completion!r}")
         steps = [sg for sg, _ in kept] + added
         rep = replay(task, steps, cfg, rollout.seed, scene) if steps else _empty_replay()
         # The world's first failure among this round's steps: what the next round is told (step and reason).
         first_new = next((i for i in range(len(kept), rep["ran"]) if rep["reasons"][i]), None)
         failure = None if first_new is None else {"step": first_new, "subgoal": steps[first_new],
                                                   "reason": rep["reasons"][first_new]}
-        rounds.append({"round": rnd, "answer": resp.text[:4000], "added": added, "replay": _brief(rep),
+        rounds.append({"round": rnd, "answer": answer[:4000], "added": added, "replay": _brief(rep),
                        "failure": failure})
         if best is None or _progress(rep) > _progress(best[1]):
             best = (steps, rep)
@@ -120,8 +130,10 @@ def complete(reflection: Reflection, rollout: Rollout, task: Task, client: Any, 
         # Keep what replayed up to that failure, with the world's reasons (the replay is the truth for the robot's
         # part too), and continue from there.
         resample = first_new is None
-        if resample:  # the new steps ran without failing but did not reach the goal: try again from the same point
-            continue
+        if resample:  # the new steps ran without failing but did not reach the goal
+            if cfg.completion == "stepwise":  # go on from where they left the world
+                kept = [(steps[i], rep["reasons"][i]) for i in range(rep["ran"])]
+            continue  # (line: try again from the same point, sampled)
         kept = [(steps[i], rep["reasons"][i]) for i in range(first_new + 1)]
     assert best is not None
     steps, rep = best
@@ -131,6 +143,62 @@ def complete(reflection: Reflection, rollout: Rollout, task: Task, client: Any, 
                          f"(LLM answer: {rounds[-1]['answer'][:120]!r})")
     steps = steps[: rep["ran"]] if rep["success"] else steps  # nothing after the goal is part of the plan
     return verify_completion(reflection, rollout, task, steps, cfg, rounds, scene)
+
+
+def _pick_steps(task: Task, scene: Scene, seed: int, kept: Sequence[tuple[str, str]], head: str, client: Any,
+                cfg: PlannerConfig, classes: Sequence[str], grounder: Grounder) -> list[str]:
+    """One stepwise round: the model picks each next sub-goal from those legal in the world the trace left.
+
+    The world runs each pick before the next is asked for, so the prompt always ends in what really happened. The
+    round ends at the goal, at its first failure (the next round continues from it), at the world's limits or after
+    `complete_steps` picks. The legal set is the planner's own (`legal_now`, over what the world has shown and the
+    classes the task and the expert's plan name), so the sample stays one a planner could have written. With
+    `complete_classes: task` only sub-goals over those classes are offered (a small model otherwise wanders).
+    """
+    env = new_env(task, cfg, seed, scene)
+    visited = {env.world_state()}
+    for sg, _ in kept:
+        env.step(sg)
+        visited.add(env.world_state())
+    shown = [inline_step(sg, reason) for sg, reason in kept]
+    scope = task_scope(task.args.as_dict())
+    added: list[str] = []
+    while len(added) < cfg.complete_steps and not env.done:
+        obs = env.observe()
+        held = classes_of([obs.holding]) if obs.holding else []
+        legal = legal_now(classes_of(obs.objects), obs.here, held[0] if held else "", classes, "any", scope,
+                          allow_stop=False)
+        if cfg.complete_classes == "task":
+            legal = [a for a in legal if set(a.split()[1:]) <= set(classes)] or legal
+        # A pick that leads back to a state the trace was already in makes no progress (the robot's loops would
+        # be copied otherwise); in hindsight the world can tell, by a replay per option (~1 ms each). The state is
+        # the world's own (where every object is), not the observation: a put changes what the agent sees little.
+        path = [sg for sg, _ in kept] + added
+        legal = [a for a in legal if _lands(task, scene, seed, cfg, path + [a]) not in visited] or legal
+        if not legal:
+            break
+        resp = client.complete("complete", head + done_prefix(shown), max_tokens=16, stop=["\n", ";"],
+                               constraint=Constraint.choice(legal))
+        sg = resp.text.strip()
+        if sg not in legal:  # the endpoint ignored the constraint: ground within the legal set
+            sg = grounder.ground(sg.split("[")[0], classes, allowed=legal)
+            if sg is None:
+                break
+        res = env.step(sg)
+        added.append(sg)
+        visited.add(env.world_state())
+        shown.append(inline_step(sg, "" if res.ok else res.reason or "failed"))
+        if not res.ok:
+            break
+    return added
+
+
+def _lands(task: Task, scene: Scene, seed: int, cfg: PlannerConfig, steps: Sequence[str]) -> tuple:
+    """The world's state (objects, containers, switches, place, hands) after `steps` from the task's initial one."""
+    env = new_env(task, cfg, seed, scene)
+    for sg in steps:
+        env.step(sg)
+    return env.world_state()
 
 
 def _ground_steps(text: str, classes: Sequence[str], grounder: Grounder, limit: int) -> list[str]:

@@ -4,9 +4,18 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from household.backends import open_env
+from household.env import Env
 from household.scene import Scene
 from household.tasks import Task
 from planner.config import PlannerConfig
+
+
+def new_env(task: Task, cfg: PlannerConfig | None = None, seed: int | None = None, scene: Scene | None = None
+            ) -> Env:
+    """A fresh world at the task's initial state, with the configured limits (`scene`: already built for the seed)."""
+    cfg = cfg or PlannerConfig()
+    return open_env(task, cfg.backend, cfg.alfworld_games, seed=cfg.seed if seed is None else seed,
+                    max_fails=cfg.max_fails, max_steps=cfg.max_steps, explore_budget=cfg.explore_budget, scene=scene)
 
 
 def replay(task: Task, steps: Sequence[str], cfg: PlannerConfig | None = None, seed: int | None = None,
@@ -16,9 +25,7 @@ def replay(task: Task, steps: Sequence[str], cfg: PlannerConfig | None = None, s
     `ran` counts the steps executed before the episode ended (on success the steps after the goal never run).
     `scene`: the task's scene for this seed when the caller has built it already (it is built once per task).
     """
-    cfg = cfg or PlannerConfig()
-    env = open_env(task, cfg.backend, cfg.alfworld_games, seed=cfg.seed if seed is None else seed,
-                   max_fails=cfg.max_fails, max_steps=cfg.max_steps, explore_budget=cfg.explore_budget, scene=scene)
+    env = new_env(task, cfg, seed, scene)
     failed_step, reason, fails, ran = -1, "", 0, 0
     reasons: list[str] = []
     for i, sg in enumerate(steps):

@@ -57,6 +57,8 @@ RERUNS: dict[str, set[str]] = {
     "relabel.complete_tokens": {"complete"},
     "relabel.repair_rounds": {"complete"},
     "relabel.repair_temperature": {"complete"},
+    "relabel.completion": {"complete"},
+    "relabel.complete_classes": {"complete"},
     "relabel.critic_examples": {"critic"},
     "relabel.keep_unverified": {"pool"},
     "relabel.show_expert": RELABEL_PROMPTS,

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import pytest
 
@@ -14,7 +15,7 @@ from planner.gt import build_gt_critic_samples, build_gt_samples
 from planner.relabel import complete, critic_sample, reflect, robot_trace
 from planner.replay import replay
 from pools.records import Reflection, Rollout, StepRecord
-from tests.fakes.scripted_endpoint import ScriptedEndpoint
+from tests.fakes.scripted_endpoint import Request, ScriptedEndpoint
 from tests.planner.helpers import RejectingMapper
 
 import planner.llm.client as llm_client  # a broken import must fail the suite, never skip it
@@ -99,7 +100,7 @@ def test_repair_prompt_names_the_failed_step_and_reason_and_verified_sample_keep
     bad_first = f"PutObject {plan[-1].split()[1]} {plan[-1].split()[2]}" if plan[-1].startswith("PutObject") \
         else plan[-1]
     with ScriptedEndpoint([" " + bad_first, " " + "; ".join(plan[1:])]) as ep:
-        done = complete(refl, rollout, task, _client(ep, tmp_path), PlannerConfig(repair_rounds=2),
+        done = complete(refl, rollout, task, _client(ep, tmp_path), PlannerConfig(repair_rounds=2, completion="line"),
                         grounder=Grounder(0.6, RejectingMapper))
         prompts = [r.prompt for r in ep.requests]
     assert len(prompts) == 2 and len(done.rounds) == 2
@@ -121,7 +122,7 @@ def test_after_repair_rounds_fail_the_completion_is_unverified_and_not_pooled(ta
     refl = Reflection.new(rollout_id=rollout.id, task_id=task.id, phi="p", think="")
     wrong = _wrong_pick(task)
     with ScriptedEndpoint([" " + wrong, " Navigation Bed", " " + wrong]) as ep:
-        done = complete(refl, rollout, task, _client(ep, tmp_path), PlannerConfig(repair_rounds=2),
+        done = complete(refl, rollout, task, _client(ep, tmp_path), PlannerConfig(repair_rounds=2, completion="line"),
                         grounder=Grounder(0.6, RejectingMapper))
         n_calls = len(ep.requests)
         bodies = [r.body for r in ep.requests]
@@ -141,10 +142,46 @@ def test_repair_rounds_zero_is_one_call(task, tmp_path):
     rollout = _rollout(task, [(plan[0], "")])
     refl = Reflection.new(rollout_id=rollout.id, task_id=task.id, phi="p", think="")
     with ScriptedEndpoint([" " + _wrong_pick(task)]) as ep:
-        done = complete(refl, rollout, task, _client(ep, tmp_path), PlannerConfig(repair_rounds=0),
+        done = complete(refl, rollout, task, _client(ep, tmp_path), PlannerConfig(repair_rounds=0, completion="line"),
                         grounder=Grounder(0.6, RejectingMapper))
         assert len(ep.requests) == 1
     assert not done.verified and len(done.rounds) == 1
+
+
+def _options(body: dict) -> list[str]:
+    """The sub-goals a GBNF choice grammar allows (the constraint the client sent)."""
+    line = next(ln for ln in body["grammar"].splitlines() if ln.startswith("slot0 ::="))
+    return re.findall(r'"([^"]+)"', line)
+
+
+def test_stepwise_completion_picks_legal_task_steps_and_keeps_the_robots_failures(task, tmp_path):
+    plan = expert_plan(task, seed=0)
+    wrong = _wrong_pick(task)
+    why = _why(task, [plan[0], wrong])
+    rollout = _rollout(task, [(plan[0], ""), (wrong, why)])
+    gt = build_gt_samples([task], seed=0, navigation="expert")[0]
+    refl = Reflection.new(rollout_id=rollout.id, task_id=task.id, phi="p", think="")
+
+    def answer(req: Request) -> str:  # the expert's next step after the robot's two
+        done = [x for x in req.prompt.rsplit("Plan:", 1)[1].split(";") if x.strip()]
+        return " " + plan[1 + len(done) - 2]
+
+    with ScriptedEndpoint(answer) as ep, llm_client.LLMClient(ep.settings(constrain="grammar"),
+                                                              cache_dir=tmp_path) as client:
+        done = complete(refl, rollout, task, client, PlannerConfig(completion="stepwise"), expert=gt)
+        bodies = [r.body for r in ep.requests]
+    assert done.verified and done.steps == [plan[0], wrong, *plan[1:]]
+    assert done.sample.reasons[1] == why and not any(done.sample.reasons[2:])
+    assert len(bodies) == len(plan) - 1 and len(done.rounds) == 1  # one constrained call per picked step
+    named = set(w for sg in plan for w in sg.split()[1:]) | {v for v in task.args.as_dict().values()
+                                                             if isinstance(v, str)}
+    for body, picked in zip(bodies, plan[1:]):
+        options = _options(body)
+        assert picked in options
+        # Only sub-goals over the task's and the expert's classes (complete_classes: task): not the robot's
+        # wrong object; and none that leaves the world as it is (a walk to where the agent stands).
+        assert all(set(o.split()[1:]) <= named for o in options), options
+    assert plan[0] not in _options(bodies[0])
 
 
 def test_critic_sample_checked_against_replay(task, tmp_path):
