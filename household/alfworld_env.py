@@ -220,8 +220,14 @@ class AlfworldEnv:
         self.task, self.game, self.scene = task, game, game.scene
         self.seed, self.max_fails, self.max_steps = seed, max_fails, max_steps
         self.explore_budget, self.stop_on_success = explore_budget, stop_on_success
-        self._tw = _start_engine(game.game_file)
-        state = self._tw.reset()
+        require_alfworld()
+        try:
+            self._tw = _start_engine(game.game_file)
+            state = self._tw.reset()
+        except Exception as exc:  # the engine's own parse/translate errors (e.g. KeyError 'val1' on a goal it
+            # proves unreachable) say nothing of the file
+            raise ValueError(f"{game.game_file}: ALFWorld's engine cannot load this game "
+                             f"({type(exc).__name__}: {exc})") from exc
         _name_entities(state)
         self._state, _, _ = self._tw.step("look")  # the first answer with ALFWorld's names (a look changes nothing)
         self.intro = str(self._state.feedback)  # ALFWorld's answer to `look` at the start
@@ -537,8 +543,8 @@ class AlfworldEnv:
         if f"The {name} is closed" in feedback:
             self.open[pid] = False
             return
-        if f"The {name} is open" in feedback:
-            self.open[pid] = True
+        if f"The {name} is open" in feedback or (pid in self.open and f"On the {name}," in feedback):
+            self.open[pid] = True  # ALFWorld shows what is in it: open (or, in that game, not openable at all)
         listed = [n for n in _listed(feedback) if n in self.cls_of]
         for n in self.contents.get(pid, []):
             if self.where.get(n) == pid and n not in listed:

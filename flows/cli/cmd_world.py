@@ -24,6 +24,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     play.add_argument("--max-fails", type=int, default=10)
     play.add_argument("--max-steps", type=int, default=1000)
     play.set_defaults(func=_play)
+    from flows.cli.cmd_crosscheck import register_crosscheck
+
+    register_crosscheck(sub)
     world.set_defaults(func=lambda args: (world.print_help(), 2)[1])
 
 

@@ -137,6 +137,10 @@ def test_missing_or_malformed_game_names_the_file(tmp_path):
         check_game_file(tw)
     with pytest.raises(FileNotFoundError, match=r"nowhere: ALFWorld games folder not found"):
         find_game_dirs(tmp_path / "nowhere")
+    if alfworld_available():  # a game whose goal the engine's planner proves unreachable
+        tw.write_text((src / "game.tw-pddl").read_text().replace("(canContain CabinetType SoapBarType)", ""))
+        with pytest.raises(ValueError, match=r"game\.tw-pddl: ALFWorld's engine cannot load this game"):
+            AlfworldEnv(load_game(game).task, load_game(game))
     shutil.copy(src / "game.tw-pddl", tw)
     assert load_game(game).task.id == "pick_two_obj_and_place-SoapBar-None-Cabinet-424/trial_T20190909_081746_857594"
 

@@ -1,0 +1,43 @@
+"""`hindsight world crosscheck --alfworld DIR [--json]`: our expert's plans, on our import of each ALFWorld game's
+scene, executed in ALFWorld's own engine; the share won in both worlds and every disagreement."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+
+def register_crosscheck(world_sub: argparse._SubParsersAction) -> None:
+    """Add `crosscheck` under the `world` sub-command."""
+    cc = world_sub.add_parser("crosscheck", help="our expert's plans in ALFWorld's engine: where the worlds disagree")
+    cc.add_argument("--alfworld", metavar="DIR", required=True,
+                    help="folder of ALFWorld games (TYPE-.../trial_.../game.tw-pddl, as alfworld-download lays out)")
+    cc.add_argument("--seed", type=int, default=0)
+    cc.add_argument("--json", action="store_true", help="print one JSON object")
+    cc.set_defaults(func=_crosscheck)
+
+
+def _crosscheck(args: argparse.Namespace) -> int:
+    from household.alfworld_env import alfworld_available, INSTALL_HINT
+
+    if not alfworld_available():
+        print(f"error: {INSTALL_HINT}", file=sys.stderr)
+        return 1
+    from household.crosscheck import crosscheck
+
+    try:
+        out = crosscheck(args.alfworld, args.seed)
+    except (FileNotFoundError, ValueError, KeyError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps(out))
+        return 0
+    print(f"{args.alfworld}: {out['games']} games; won in both worlds {out['won_both']}/{out['games']} "
+          f"({out['won_both_share']:.1%}); verdicts agree {out['agree']}/{out['games']} ({out['agreement']:.1%}); "
+          f"ours won {out['ours_won']}, ALFWorld won {out['alfworld_won']}")
+    for d in out["disagreements"]:
+        print(f"  {d['game']}: ours {'won' if d['ours_won'] else 'lost'}, ALFWorld "
+              f"{'won' if d['alfworld_won'] else 'lost'}; step {d['step']} '{d['subgoal']}': {d['reason']}; "
+              f"ALFWorld said: {d['alfworld_response']!r}")
+    return 0
