@@ -29,7 +29,9 @@ YIELD_TARGET = 0.60
 CRITIC_TARGET = 0.80
 
 
-def _relabel(rollouts, pools, experts, client, cfg, critic_k: int) -> dict[str, Any]:
+def _relabel(rollouts, pools, experts, client, cfg, critic_k: int, pool_rows: list | None = None
+             ) -> dict[str, Any]:
+    from flows.stages.hindsight_pool import select
     from household.tasks import get_task
     from planner.relabel import complete, critic_sample, reflect
 
@@ -40,6 +42,7 @@ def _relabel(rollouts, pools, experts, client, cfg, critic_k: int) -> dict[str, 
         t0 = time.perf_counter()
         refl = reflect(ro, expert, client, cfg)
         examples = pools.retrieve("gt", ro.instruction, cfg.k, exclude_task=task.id)
+        comp = None
         try:
             comp = complete(refl, ro, task, client, cfg, examples=examples, expert=expert)
             verified, rounds, error = comp.verified, len(comp.rounds), ""
@@ -47,6 +50,8 @@ def _relabel(rollouts, pools, experts, client, cfg, critic_k: int) -> dict[str, 
             verified, rounds, error = False, 1, str(exc)[:200]
         cex = pools.retrieve("critic_gt", ro.instruction, critic_k, exclude_task=task.id)
         cs = critic_sample(ro, refl, task, client, cfg, examples=cex, expert=expert)
+        if pool_rows is not None:  # what the `pool` stage would keep of this rollout
+            pool_rows += select([comp.to_dict()] if comp else [], [cs.to_dict()], cfg.keep_unverified)
         usage = client.usage.summary(since=mark)
         rows.append({"task_id": ro.task_id, "task_type": ro.task_type, "verified": verified, "rounds": rounds,
                      "repairs": rounds - 1, "critic_match": cs.verified, "calls": usage["calls"],
@@ -71,6 +76,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--per-type", type=int, default=None, help="practice runs per task type (default: collect.per_type)")
     ap.add_argument("--rollouts", default=None, help="reuse practice rollouts from this JSONL (skips collect)")
     ap.add_argument("--save-rollouts", default=None, help="write the practice rollouts to this JSONL")
+    ap.add_argument("--save-pool", default=None, help="write the hindsight pool the `pool` stage would build from "
+                    "the show_expert run (verified samples) to this JSONL, e.g. for bench_planner --hindsight-pool")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--out", default=None, help="also write the figures as JSON to this file")
     args = ap.parse_args(argv)
@@ -117,8 +124,12 @@ def main(argv: list[str] | None = None) -> int:
         if args.save_rollouts:
             Path(args.save_rollouts).write_text("".join(json.dumps(r.to_dict()) + "\n" for r in rollouts))
         critic_k = int(params["relabel"].get("critic_examples", 2))
-        runs = [_relabel(rollouts, pools, experts, client, dataclasses.replace(cfg, show_expert=show), critic_k)
+        pool_rows: list[dict[str, Any]] = []
+        runs = [_relabel(rollouts, pools, experts, client, dataclasses.replace(cfg, show_expert=show), critic_k,
+                         pool_rows if show else None)
                 for show in (True, False)]
+        if args.save_pool:
+            Path(args.save_pool).write_text("".join(json.dumps(r) + "\n" for r in pool_rows))
     finally:
         client.close()
     out = {"model": {r: client.model_id_for(r) for r in ("actor", "reflect", "complete", "critic_sample")},

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Iterable, Sequence
 
 from household.ontology import (
-    KNIVES, MOVABLE_RECEPTACLES, OPENABLE, PICKUPABLE, PLACE_RECEPTACLES, SLICEABLE, TOGGLEABLE, accepts,
+    KNIVES, MOVABLE_RECEPTACLES, OPENABLE, PICKUPABLE, PLACE_RECEPTACLES, SLICEABLE, SLICED_OF, TOGGLEABLE, accepts,
     canonical_class, place_class,
 )
 
@@ -48,8 +48,8 @@ def task_scope(args: dict | None) -> dict[str, set[str]] | None:
         return None
     named = {v for k, v in args.items() if isinstance(v, str) and v and k in ("object_target", "mrecep_target")}
     pick = set(named)
-    if args.get("object_sliced"):
-        pick |= set(KNIVES)
+    if args.get("object_sliced"):  # a knife to slice with, then the slice itself (the goal is on 'PotatoSliced')
+        pick |= set(KNIVES) | {SLICED_OF[c] for c in named if c in SLICED_OF}
     toggle = {args["toggle_target"]} if args.get("toggle_target") else set()
     toggle |= set(STATE_TOGGLES.get(str(args.get("object_state") or "none"), ()))
     return {"pick": pick, "toggle": toggle}

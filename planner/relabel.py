@@ -168,14 +168,14 @@ def _pick_steps(task: Task, scene: Scene, seed: int, kept: Sequence[tuple[str, s
         held = classes_of([obs.holding]) if obs.holding else []
         legal = legal_now(classes_of(obs.objects), obs.here, held[0] if held else "", classes, "any", scope,
                           allow_stop=False)
-        if cfg.complete_classes == "task":
-            legal = [a for a in legal if set(a.split()[1:]) <= set(classes)] or legal
         # A pick that leads back to a state the trace was already in makes no progress (the robot's loops would
         # be copied otherwise); in hindsight the world can tell, by a replay per option (~1 ms each). The state is
         # the world's own (where every object is), not the observation: a put changes what the agent sees little.
         path = [sg for sg, _ in kept] + added
-        legal = [a for a in legal if _lands(task, scene, seed, cfg, path + [a]) not in visited] or legal
-        if not legal:
+        legal = [a for a in legal if _lands(task, scene, seed, cfg, path + [a]) not in visited]
+        if cfg.complete_classes == "task":  # the task's classes first; others only when those are spent
+            legal = [a for a in legal if set(a.split()[1:]) <= set(classes)] or legal
+        if not legal:  # every legal step leads back: nothing new can happen from here
             break
         resp = client.complete("complete", head + done_prefix(shown), max_tokens=16, stop=["\n", ";"],
                                constraint=Constraint.choice(legal))

@@ -44,10 +44,17 @@ def test_where_text_names_the_place_of_each_seen_object():
 def test_task_scope_narrows_pickups_and_switches():
     scope = task_scope({"object_target": "Apple", "mrecep_target": "", "toggle_target": "", "object_state": "heat",
                         "object_sliced": True})
-    legal = legal_now(seen=["CounterTop"], here=["CounterTop", "Apple", "Knife", "Mug", "Microwave (closed, off)"],
-                      holding="", scope=scope, allow_stop=False)
-    assert {"PickupObject Apple", "PickupObject Knife", "ToggleObjectOn Microwave"} <= set(legal)
+    legal = legal_now(seen=["CounterTop"], here=["CounterTop", "Apple", "Knife", "Mug", "Microwave (closed, off)",
+                                                 "AppleSliced"], holding="", scope=scope, allow_stop=False)
+    # A sliced task's goal is on the slice: it must be pickable, as the knife is.
+    assert {"PickupObject Apple", "PickupObject Knife", "PickupObject AppleSliced", "ToggleObjectOn Microwave"} \
+        <= set(legal)
     assert "PickupObject Mug" not in legal and "Stop" not in legal
+
+
+def test_no_walk_to_what_is_in_hand():
+    legal = legal_now(seen=["CounterTop", "Apple"], here=["CounterTop"], holding="Apple", allow_stop=False)
+    assert "Navigation CounterTop" in legal and "Navigation Apple" not in legal
 
 
 class _Client:
