@@ -7,6 +7,7 @@ from typing import Any
 from prefect import flow
 
 from flows.runtime.items import Planned, StagePlan
+from flows.stages.alfworld_games import eval_splits, game_rows, uses_alfworld
 from flows.runtime.llm_stage import run_llm_stage
 from flows.runtime.params import load_params, on_bad, section
 from flows.runtime.stage_io import GT_POOL, HINDSIGHT_POOL, TASKS, read_input
@@ -31,10 +32,13 @@ def plan(params: dict[str, Any], variant: str, policy: str) -> Planned:
     hind = read_input(HINDSIGHT_POOL, "sample", policy)
     pools = ExamplePools.from_records(gt.records, hind.records)
     cfg = PlannerConfig.from_params({k: params[k] for k in ("world", "retrieval", "planner")}, variant=variant)
-    chosen = [row for split in ev["splits"]
-              for row in stratified(tasks.records, int(ev["per_type"]), int(world["seed"]), split=split)]
+    if uses_alfworld(params):  # world.backend: alfworld: every game's own task, not tasks.jsonl
+        chosen, task_of = game_rows(world)
+    else:
+        chosen = [row for split in ev["splits"]
+                  for row in stratified(tasks.records, int(ev["per_type"]), int(world["seed"]), split=split)]
+        task_of = {row["id"]: get_task(row["id"]) for row in chosen}  # the task index loads here, not in an item
     items = [(row["id"], row) for row in chosen]
-    task_of = {row["id"]: get_task(row["id"]) for row in chosen}  # the task index loads here, not in an item
 
     def work(client: Any, row: dict[str, Any]) -> dict[str, Any]:
         return run_episode(task_of[row["id"]], variant, pools, client, cfg, seed=row["seed"]).to_dict()
@@ -54,7 +58,7 @@ def evaluate_flow(params: dict[str, Any], variant: str, policy: str) -> dict[str
                             plan=recipe)
     rollouts = read_jsonl(path(out), "rollout").records
     # The DVC metric: one small file per split (a readable `dvc metrics show`); the rest goes to a details file.
-    rows = headline(rollouts, params["evaluate"]["splits"])
+    rows = headline(rollouts, eval_splits(params))
     metrics_dir = path(f"metrics/eval/{variant}")
     for stale in metrics_dir.glob("*.json"):
         if stale.stem not in rows:  # a split no longer evaluated

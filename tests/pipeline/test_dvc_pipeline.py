@@ -43,6 +43,8 @@ RERUNS: dict[str, set[str]] = {
     "world.max_fails": WORLD,
     "world.max_steps": WORLD,
     "world.explore_budget": WORLD,
+    "world.backend": WORLD,
+    "world.alfworld_games": WORLD,
     "llm.endpoint": LLM | {"pool", "report"},   # pool records the model that made it in its manifest
     "llm.model": LLM | {"pool", "report"},
     "llm.roles": LLM | {"pool", "report"},
