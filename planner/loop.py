@@ -10,7 +10,6 @@ lead back to states already observed (place, hands, objects seen and their state
 from __future__ import annotations
 
 import logging
-import time
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable
@@ -154,9 +153,9 @@ def build_planner(task: Task, variant: Variant, pools: ExamplePools, client: Any
 
 def _llm_record(client: Any, mark: int | None) -> dict[str, Any]:
     if client is None or mark is None:
-        return {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "seconds": 0.0, "cache_hits": 0,
-                "by_role": {}, "roles": {}}
-    summ = client.usage.summary(since=mark)
+        return {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "by_role": {}, "roles": {}}
+    # Nothing measured in the record (same bytes on every run): the stage's timing file has seconds, cache hits, ...
+    summ = client.usage.summary(since=mark, measured=False)
     roles = summ.pop("by_role", {})
     return {**summ, "by_role": {r: v["calls"] for r, v in roles.items()}, "roles": roles}
 
@@ -166,8 +165,7 @@ def _per_subgoal(llm: dict[str, Any], n: int) -> dict[str, float]:
     return {"calls": round(llm["calls"] / n, 3),
             "tokens": round((llm["prompt_tokens"] + llm["completion_tokens"]) / n, 1),
             "prompt_tokens": round(llm["prompt_tokens"] / n, 1),
-            "completion_tokens": round(llm["completion_tokens"] / n, 1),
-            "seconds": round(llm["seconds"] / n, 3)}
+            "completion_tokens": round(llm["completion_tokens"] / n, 1)}
 
 
 def run_episode(task: Task, variant: str, pools: ExamplePools, client: Any, cfg: PlannerConfig, *,
@@ -176,7 +174,6 @@ def run_episode(task: Task, variant: str, pools: ExamplePools, client: Any, cfg:
     """Run one closed-loop episode of `variant` on `task` and return its rollout record (no files written)."""
     spec = get_variant(variant)
     seed = cfg.seed if seed is None else seed
-    t0 = time.perf_counter()
     mark = client.usage.snapshot() if client is not None else None
     env = open_env(task, cfg.backend, cfg.alfworld_games, seed=seed, max_fails=cfg.max_fails, max_steps=cfg.max_steps,
                    explore_budget=cfg.explore_budget)
@@ -282,7 +279,6 @@ def run_episode(task: Task, variant: str, pools: ExamplePools, client: Any, cfg:
     if env.done:  # 'success', 'stop', 'max_fails' or 'max_steps' (the world's own verdict wins)
         stop_reason = env.done_reason
     em = episode_metrics(env, expert_len)
-    seconds = time.perf_counter() - t0
     llm = _llm_record(client if planner is not None else None, mark)
     n_sub = len(steps)
     metrics: dict[str, Any] = {
@@ -302,8 +298,6 @@ def run_episode(task: Task, variant: str, pools: ExamplePools, client: Any, cfg:
         "actor_calls": sum(a.calls for a in planner.actors) if planner else 0,
         "actor_illegal": sum(a.illegal for a in planner.actors) if planner else 0,
         "adapter_unparsed": planner.adapter.unparsed if planner and planner.adapter else 0,
-        "seconds": round(seconds, 3),
-        "outside_llm_share": round(max(seconds - llm["seconds"], 0.0) / seconds, 4) if seconds > 0 else 0.0,
     }
     return Rollout.new(task_id=task.id, task_type=task.task_type, instruction=instruction, variant=variant,
                        seed=seed, leave_out=leave_out, success=bool(em["success"]), gc=float(em["gc"]),

@@ -14,7 +14,7 @@ class StageBusy(RuntimeError):
 
 
 class Journal:
-    """Append-only JSONL of finished items ({item, status, record|reason}); fsync'd line by line."""
+    """Append-only JSONL of finished items ({item, status, record|reason[, timing]}); fsync'd line by line."""
 
     def __init__(self, path: Path | str):
         self.path = Path(path)
@@ -43,9 +43,17 @@ class Journal:
         """Items finished successfully in this or an earlier (killed) run: item id -> record."""
         return {k: e["record"] for k, e in self.entries.items() if e["status"] == "ok"}
 
-    def append(self, item: str, status: str, record: dict[str, Any] | None = None, reason: str | None = None) -> None:
-        """Record one finished item durably before the stage moves on."""
+    def timings(self) -> dict[str, dict[str, Any]]:
+        """Timing lines of the items finished successfully (pools/timing.py): item id -> line."""
+        return {k: e["timing"] for k, e in self.entries.items() if e["status"] == "ok" and e.get("timing")}
+
+    def append(self, item: str, status: str, record: dict[str, Any] | None = None, reason: str | None = None,
+               timing: dict[str, Any] | None = None) -> None:
+        """Record one finished item durably before the stage moves on (with its timing line, so a resumed stage
+        still writes one for every record)."""
         entry = {"item": item, "status": status, "record": record, "reason": reason}
+        if timing is not None:
+            entry["timing"] = timing
         self._fh.write(json.dumps(entry, ensure_ascii=False, sort_keys=True) + "\n")
         self._fh.flush()
         os.fsync(self._fh.fileno())

@@ -14,6 +14,7 @@ from collections import defaultdict
 from typing import Any, Callable, Iterable, Mapping, TypeVar
 
 from pools.stats import bootstrap_ci, ratio
+from pools.timing import speed
 
 Row = Mapping[str, Any]
 T = TypeVar("T")
@@ -43,13 +44,12 @@ def alfred_rates(rollouts: Iterable[Row]) -> dict[str, Any]:
 
 
 def cost(rollouts: Iterable[Row]) -> dict[str, float]:
-    """What a planned sub-goal costs: LLM calls, tokens, LLM seconds and wall seconds (episode time) per sub-goal."""
+    """What a planned sub-goal costs in LLM calls and tokens (the same on every run; wall-clock seconds per sub-goal
+    come from the stage's timing file: pools.timing.speed)."""
     rows = list(rollouts)
     subgoals = sum(len(r["steps"]) for r in rows)
     calls = sum(int(r["llm"].get("calls", 0)) for r in rows)
     tokens = sum(int(r["llm"].get("prompt_tokens", 0)) + int(r["llm"].get("completion_tokens", 0)) for r in rows)
-    llm_s = sum(float(r["llm"].get("seconds", 0.0)) for r in rows)
-    wall_s = sum(float(r["metrics"].get("seconds", 0.0)) for r in rows)
 
     def per(x: float, digits: int) -> float:
         return round(x / subgoals, digits) if subgoals else 0.0
@@ -60,8 +60,6 @@ def cost(rollouts: Iterable[Row]) -> dict[str, float]:
         if rows else 0.0,
         "calls_per_subgoal": per(calls, 3),
         "tokens_per_subgoal": per(tokens, 1),
-        "llm_seconds_per_subgoal": per(llm_s, 3),
-        "seconds_per_subgoal": per(wall_s, 3),
     }
 
 
@@ -94,7 +92,7 @@ def adapter_accuracy(rollouts: Iterable[Row]) -> dict[str, float]:
 
 
 def llm_by_role(rollouts: Iterable[Row]) -> dict[str, dict[str, float]]:
-    """LLM calls, tokens and seconds per role, summed over episodes (llm.roles; llm.by_role holds calls only)."""
+    """LLM calls and tokens per role, summed over episodes (llm.roles; llm.by_role holds calls only)."""
     roles: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     for r in rollouts:
         usage_by_role = r["llm"].get("roles") or {k: {"calls": v} for k, v in (r["llm"].get("by_role") or {}).items()}
@@ -115,11 +113,12 @@ def failure_reasons(rollouts: Iterable[Row], top: int = 20) -> dict[str, int]:
     return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:top])
 
 
-def headline(rollouts: list[Row], splits: Iterable[str]) -> dict[str, dict[str, Any]]:
+def headline(rollouts: list[Row], splits: Iterable[str], timings: Mapping[str, Row]) -> dict[str, dict[str, Any]]:
     """The DVC metrics of one variant, one row per split (metrics/eval/<variant>/<split>.json).
 
-    Episode count, SR, GC, PLW SR, PLW GC, LLM calls and wall seconds per planned sub-goal; nothing else, so that
-    `dvc metrics show` stays readable (short keys: every key is a column of its table). details() has the rest.
+    Episode count, SR, GC, PLW SR, PLW GC, LLM calls and wall seconds per planned sub-goal (from `timings`, the
+    stage's timing lines by rollout id); nothing else, so that `dvc metrics show` stays readable (short keys:
+    every key is a column of its table). details() has the rest.
     """
     by_split = group_by(rollouts, lambda r: r["split"])
     out: dict[str, dict[str, Any]] = {}
@@ -127,7 +126,8 @@ def headline(rollouts: list[Row], splits: Iterable[str]) -> dict[str, dict[str, 
         rows = by_split.get(split, [])
         rates, c = alfred_rates(rows), cost(rows)
         out[split] = {"episodes": rates["episodes"], **{k: rates[k] for k in HEADLINE_RATES},
-                      "calls/subgoal": c["calls_per_subgoal"], "s/subgoal": c["seconds_per_subgoal"]}
+                      "calls/subgoal": c["calls_per_subgoal"],
+                      "s/subgoal": speed(rows, timings)["seconds_per_subgoal"]}
     return out
 
 

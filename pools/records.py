@@ -142,7 +142,7 @@ class Rollout(_Record):
     plw: dict[str, float]  # {'sr': ..., 'gc': ...} path-length-weighted
     steps: list[StepRecord]
     metrics: dict[str, Any]
-    llm: dict[str, Any]  # {calls, prompt_tokens, completion_tokens, seconds, cache_hits, by_role}
+    llm: dict[str, Any]  # {calls, prompt_tokens, completion_tokens, by_role, roles}: no seconds (pools/timing.py)
 
     @classmethod
     def new(cls, *, task_id: str, task_type: str, instruction: str, split: str, variant: str, seed: int,

@@ -5,6 +5,7 @@ import argparse
 import json
 import logging
 import sys
+import time
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -34,7 +35,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--endpoint", default=None, help="'embedded' or an OpenAI-compatible base URL (default: params)")
     p.add_argument("--model", default=None, help="embedded preset or the endpoint's model (default: params)")
     p.add_argument("--params", default="params.yaml", help="params file giving the defaults")
-    p.add_argument("--json", action="store_true", help="print the rollout record as one JSON object")
+    p.add_argument("--json", action="store_true", help="print one JSON object: {rollout: the rollout record, "
+                                                        "timing: its measured seconds (schema timing)}")
     p.add_argument("-v", "--verbose", action="store_true", help="log the planner's decisions to stderr")
     p.set_defaults(func=_episode)
 
@@ -123,7 +125,7 @@ def _show_step(view: Any, out: TextIO) -> None:
     out.flush()
 
 
-def _summary(rollout: Any, out: TextIO) -> None:
+def _summary(rollout: Any, timing: dict[str, Any], out: TextIO) -> None:
     m, llm = rollout.metrics, rollout.llm
     print(f"\n{rollout.variant} on {rollout.task_id}: success={rollout.success} gc={rollout.gc:.2f} "
           f"plw_sr={rollout.plw['sr']:.2f} plw_gc={rollout.plw['gc']:.2f} stop={m['stop_reason']}", file=out)
@@ -136,9 +138,11 @@ def _summary(rollout: Any, out: TextIO) -> None:
         print("adapter accuracy " + " ".join(f"{short.get(k, k)}={v:.2f}" for k, v in m["adapter_acc"].items()),
               file=out)
     per = m["per_subgoal"]
+    per_s = timing["llm_seconds"] / max(m["subgoals"], 1)
     print(f"LLM: {llm['calls']} calls, {llm['prompt_tokens']}+{llm['completion_tokens']} tokens, "
-          f"{llm['seconds']:.1f} s; per sub-goal {per['calls']} calls, {per['tokens']} tokens, {per['seconds']} s; "
-          f"by role {llm['by_role']}; time outside the LLM {m['outside_llm_share']:.1%}", file=out)
+          f"{timing['llm_seconds']:.1f} s; per sub-goal {per['calls']} calls, {per['tokens']} tokens, {per_s:.3f} s; "
+          f"by role {llm['by_role']}; episode {timing['seconds']:.1f} s, time outside the LLM "
+          f"{timing['outside_llm_share']:.1%}", file=out)
 
 
 def _episode(args: argparse.Namespace, stdout: TextIO | None = None) -> int:
@@ -173,15 +177,21 @@ def _episode(args: argparse.Namespace, stdout: TextIO | None = None) -> int:
         if args.variant != "expert" else None
     client = client_for(params, args.endpoint, args.model) if args.variant != "expert" else None
     from planner.examples import ExamplePools
+    from pools.timing import Timed, timing_row
 
+    t0 = time.perf_counter()
+    mark = client.usage.snapshot() if client is not None else 0
     try:
         rollout = run_episode(task, args.variant, pools or ExamplePools(), client, cfg,
                               on_step=None if args.json else (lambda v: _show_step(v, out)))
+        usage = client.usage.summary(since=mark) if client is not None else {}
     finally:
         if client is not None:
             client.close()
+    # Measured here, not in the record (a rollout is the same on every run; its time is not).
+    timing = timing_row(task.id, Timed(rollout.to_dict(), time.perf_counter() - t0, usage))
     if args.json:
-        print(json.dumps(rollout.to_dict()), file=out)
+        print(json.dumps({"rollout": rollout.to_dict(), "timing": timing}), file=out)
     else:
-        _summary(rollout, out)
+        _summary(rollout, timing, out)
     return 0

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from pools.ids import content_id
+from pools.timing import Timed
 
 
 @dataclass
@@ -70,10 +71,18 @@ _plans: dict[str, Planned] = {}
 _clients: dict[str, Any] = {}
 
 
-def run_item(job: ItemJob, payload: Any) -> dict[str, Any]:
+def run_item(job: ItemJob, payload: Any) -> Timed:
     """Run one item of `job` in this process (the Prefect task body on any worker)."""
     planned, client = _plan(job), _client(job)
-    return planned.work(item_client(client), payload)
+    return timed(planned.work, item_client(client), payload)
+
+
+def timed(work: Callable[[Any, Any], dict[str, Any]], client: Any, payload: Any) -> Timed:
+    """`work(client, payload)`'s record with the item's wall time and LLM usage (`client`: the item's own view),
+    measured where it ran; the stage engine writes them to the timing file, not into the record."""
+    t0 = time.perf_counter()
+    record = work(client, payload)
+    return Timed(record, time.perf_counter() - t0, client.usage.summary())
 
 
 def item_client(client: Any) -> Any:
@@ -108,9 +117,13 @@ def _client(job: ItemJob) -> Any:
             from planner.llm.client import LLMClient
             from planner.llm.settings import LLMSettings
 
-            # One client per process: its per-endpoint semaphore caps this process's calls in flight.
+            from flows.runtime.cluster_limits import cluster_limiter
+
+            # One client per process: its per-endpoint semaphore caps this process's calls in flight, and on a Dask
+            # worker a cluster-wide semaphore caps those of every worker together (llm.max_concurrency).
             cache = None if os.environ.get("HINDSIGHT_CACHE_DIR") else Path(job.root) / ".cache" / "llm"
             client = _clients[key] = LLMClient(LLMSettings.from_params(job.llm), cache_dir=cache)
+            client.limiter = cluster_limiter()
         return client
 
 

@@ -11,6 +11,7 @@ from flows.runtime.workspace import path, project_dir
 from pools.jsonl import write_jsonl
 
 if TYPE_CHECKING:
+    from pools.timing import Timed
     from flows.runtime.items import StagePlan
 
 
@@ -48,7 +49,7 @@ def run_llm_stage(
     each worker process rebuilds the stage from `plan` (required there: `work` is a closure over this process).
     """
     from flows.runtime.execution import Execution
-    from flows.runtime.items import ItemJob, item_client, run_item, warm_workers
+    from flows.runtime.items import ItemJob, item_client, run_item, timed, warm_workers
     from flows.runtime.params import ParamsError
     from flows.runtime.stage import finish, run_items, stage_lock
 
@@ -68,10 +69,10 @@ def run_llm_stage(
             item_fn, bound = run_item, {"job": job}
             on_start = partial(warm_workers, job=job)
         else:
-            def item_fn(payload: Any) -> dict[str, Any]:
+            def item_fn(payload: Any) -> Timed:
                 view = item_client(client)
                 try:
-                    return work(view, payload)
+                    return timed(work, view, payload)
                 finally:  # the stage's totals
                     for record in view.usage.records():
                         client.usage.add(record)
@@ -82,7 +83,18 @@ def run_llm_stage(
             key=[subset(params, *sections), digests],
             retries=int(params["llm"].get("retries", 2)), retry_on=llm_errors(), schema=schema,
         )
+
+        def commit() -> None:
+            write_jsonl(path(out), result.records, schema)
+            # What running the items measured, apart from the records (those are the same bytes on every run).
+            write_jsonl(path(timing_file(stage)), result.timings, "timing")
+
         # On Dask the calls were made (and accounted) by the workers' clients: the summary counts what this
         # process saw; the workspace's call log (`hindsight llm stats`) has them all.
-        return finish(result, max_failure_share(params), commit=lambda: write_jsonl(path(out), result.records, schema),
+        return finish(result, max_failure_share(params), commit=commit,
                       llm=client.usage.summary(since=mark), quarantined=quarantined, execution=execution.describe())
+
+
+def timing_file(stage: str) -> str:
+    """Workspace-relative path of a stage's timing lines (schema `timing`; pools/timing.py says why apart)."""
+    return f"details/timing/{stage}.jsonl"

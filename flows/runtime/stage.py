@@ -16,6 +16,7 @@ from flows.runtime.workspace import project_dir
 from pools.ids import content_id
 from pools.journal import Journal, StageLock
 from pools.jsonl import record_problem, write_json
+from pools.timing import Timed, timing_row
 
 
 @dataclass
@@ -28,6 +29,7 @@ class StageResult:
     reused: int = 0
     seconds: float = 0.0
     journal_path: Path | None = None
+    timings: list[dict[str, Any]] = field(default_factory=list)  # timing lines of the records, in their order
 
     @property
     def total(self) -> int:
@@ -95,6 +97,8 @@ def run_items(
     `key` is what the results depend on (params, input hashes): a run with another key never reuses items.
     Exceptions in `retry_on` are retried by Prefect; any exception left after that marks the item failed.
     With `schema`, a record that breaks it (or is too big to be read back) fails its item instead of the stage.
+    `work` returns the item's record, or a `pools.timing.Timed` whose measured part goes to `StageResult.timings`
+    (journaled with the record, so a resumed stage has them too) and never into the record.
     `execution` says how many items run at once and where (default: one after another, here); records come back
     in item order whatever order items finish in, so the output does not depend on it. On Dask, `work` and
     `bound` must be picklable (a module-level function and plain data). `on_start(runner)` runs once the task
@@ -116,6 +120,7 @@ def run_items(
         done = journal.completed()
         if schema:
             done = {k: r for k, r in done.items() if record_problem(r, schema) is None}
+        done_timings = journal.timings()
         reused = sum(1 for item_id, _ in items if item_id in done)
         if reused:
             log.info("%s: resuming, %d of %d items already done", stage, reused, len(items))
@@ -138,14 +143,19 @@ def run_items(
             persist_result=False,
         )(work)
         slots: list[dict[str, Any] | None] = [done.get(item_id) for item_id, _ in items]
+        times: list[dict[str, Any] | None] = [done_timings.get(item_id) if item_id in done else None
+                                              for item_id, _ in items]
         failures: dict[int, dict[str, str]] = {}
         pending = [(n, item_id, payload) for n, (item_id, payload) in enumerate(items) if item_id not in done]
         progress = _Progress(stage, len(items), reused, started, log)
 
         def settle(n: int, item_id: str, outcome: Callable[[], Any], t0: float) -> None:
             # Called in this thread only: the journal has one writer, whatever runs the items.
+            timing = None
             try:
                 record = outcome()
+                if isinstance(record, Timed):  # the measured part goes to the timing file, not into the record
+                    record, timing = record.record, timing_row(item_id, record)
             except Exception as exc:  # noqa: BLE001 - every failure is recorded with its reason, never dropped
                 reason = f"{type(exc).__name__}: {exc}"[:500]
             else:
@@ -157,8 +167,9 @@ def run_items(
                 failures[n] = {"item": item_id, "reason": reason}
                 log.warning("%s: item %s failed: %s", stage, item_id, reason)
             else:
-                journal.append(item_id, "ok", record=record)
+                journal.append(item_id, "ok", record=record, timing=timing)
                 slots[n] = record
+                times[n] = timing
             progress.step(failed=bool(reason), seconds=time.monotonic() - t0)
 
         if execution.sequential or not pending:
@@ -169,8 +180,9 @@ def run_items(
             _run_concurrently(stage, item_task, pending, bound, execution, settle, log, on_start)
         journal.close()
     records = [r for r in slots if r is not None]
+    timings = [t for r, t in zip(slots, times) if r is not None and t is not None]
     ordered_failures = [failures[n] for n in sorted(failures)]
-    return StageResult(stage, records, ordered_failures, reused, time.monotonic() - started, journal.path)
+    return StageResult(stage, records, ordered_failures, reused, time.monotonic() - started, journal.path, timings)
 
 
 def _run_concurrently(stage: str, item_task: Any, pending: list[tuple[int, str, Any]], bound: dict[str, Any],

@@ -14,6 +14,7 @@ from flows.stages.comparisons import bootstrap, pair_name, pairs
 from pools.compare import CompareError, compare
 from pools.jsonl import RecordError, atomic_write_text, read_json, read_jsonl
 from pools.metrics import alfred_rates, cost, group_by, intervals
+from pools.timing import by_id, speed
 
 OUT = "report/index.html"
 
@@ -24,7 +25,7 @@ class VariantView:
 
     name: str
     rollouts: list[dict[str, Any]]
-    rates: dict[str, dict[str, Any]]  # 'all' and each split -> alfred_rates + cost + ci
+    rates: dict[str, dict[str, Any]]  # 'all' and each split -> alfred_rates + cost + speed + ci
     by_type: dict[str, dict[str, Any]]  # task type -> alfred_rates (all splits together)
 
 
@@ -42,8 +43,17 @@ class ReportData:
     notes: list[str] = field(default_factory=list)  # what is missing and why
 
 
-def _rates(rows: list[dict[str, Any]], samples: int, seed: int) -> dict[str, Any]:
-    return {**alfred_rates(rows), **cost(rows), "ci": intervals(rows, samples, seed)}
+def _rates(rows: list[dict[str, Any]], timings: dict[str, Any], samples: int, seed: int) -> dict[str, Any]:
+    return {**alfred_rates(rows), **cost(rows), **speed(rows, timings), "ci": intervals(rows, samples, seed)}
+
+
+def _timings(root: Path, variant: str, notes: list[str]) -> dict[str, Any]:
+    """The evaluate stage's timing lines of `variant` by rollout id ({} with a note when there are none)."""
+    file = root / "details" / "timing" / f"evaluate-{variant}.jsonl"
+    if not file.exists():
+        notes.append(f"variant {variant}: no {file.relative_to(root)}, so no seconds per sub-goal")
+        return {}
+    return dict(by_id(read_jsonl(file, "timing").records))
 
 
 def _truth(rollouts: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -85,10 +95,11 @@ def gather(root: Path, params: dict[str, Any]) -> ReportData:
             notes.append(f"variant {name}: {file.relative_to(root)} does not exist (not evaluated yet: `dvc repro`)")
             continue
         rows = read_jsonl(file, "rollout").records
-        rates = {"all": _rates(rows, samples, seed)}
+        timings = _timings(root, str(name), notes)
+        rates = {"all": _rates(rows, timings, samples, seed)}
         by_split = group_by(rows, lambda r: r["split"])
         for split in splits:
-            rates[split] = _rates(by_split.get(split, []), samples, seed)
+            rates[split] = _rates(by_split.get(split, []), timings, samples, seed)
         by_type = {t: alfred_rates(g) for t, g in group_by(rows, lambda r: r["task_type"]).items()}
         variants.append(VariantView(str(name), rows, rates, by_type))
     by_name = {v.name: v for v in variants}

@@ -23,9 +23,10 @@ import re
 import threading
 import time
 import uuid
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 from urllib.parse import urlsplit
 
 from planner.llm.constrain import Constraint, ConstraintError
@@ -79,6 +80,10 @@ class LLMClient:
         self._lock = threading.Lock()
         self._sdk: dict[str, Any] = {}                     # base URL -> openai.OpenAI
         self._slots: dict[tuple[str, str], threading.BoundedSemaphore] = {}
+        # Set by whoever runs this process among others that share an endpoint (flows.runtime.items on a Dask
+        # worker): (endpoint, model, max_concurrency) -> a lease held around each request on top of this process's
+        # semaphore, so that `llm.max_concurrency` caps the requests in flight across all of them.
+        self.limiter: Callable[[str, str, int], AbstractContextManager[Any]] | None = None
         self._modes: dict[str, str] = {}                   # base URL -> constrain mode found by `auto`
         self._closed = False
 
@@ -346,13 +351,20 @@ class LLMClient:
                 if url.startswith("http://127.0.0.1:"):
                     self._sdk.pop(url)  # not closed: another thread may still be reading from it
 
-    def _slot(self, s: LLMSettings) -> threading.BoundedSemaphore:
+    @contextmanager
+    def _slot(self, s: LLMSettings) -> Iterator[None]:
+        """Hold one of the endpoint's `max_concurrency` slots: this process's, then the limiter's (if any)."""
         key = (s.endpoint, s.model)
         with self._lock:
             sem = self._slots.get(key)
             if sem is None:
                 sem = self._slots[key] = threading.BoundedSemaphore(s.max_concurrency)
-        return sem
+        with sem:
+            if self.limiter is None:
+                yield
+            else:
+                with self.limiter(s.endpoint, s.model, s.max_concurrency):
+                    yield
 
     def _account(self, role: str, model_id: str, resp: LLMResponse, error: str | None) -> None:
         paid_p = 0 if resp.cached else resp.prompt_tokens

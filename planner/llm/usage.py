@@ -43,23 +43,27 @@ class Usage:
         with self._lock:
             return list(self._records[since:])
 
-    def summary(self, since: int = 0) -> dict[str, Any]:
+    def summary(self, since: int = 0, measured: bool = True) -> dict[str, Any]:
         """Totals after `since`: calls, tokens, seconds, cache hits, retries, errors, and the same by role.
 
         Tokens count what the endpoint processed for these calls; a cache hit adds 0 tokens (it was free).
         `constrained` counts the calls that had a set of legal answers, `illegal` those answered outside it.
+        `measured=False` keeps only what the same calls always give, for a pipeline record that must be the same
+        bytes on every run, however many workers ran and whatever the response cache held: calls, the tokens they
+        consumed (cache hits included), constrained and illegal. Seconds, cache hits, retries and errors depend on
+        the run; they go to the stage's timing file (pools/timing.py).
         """
         recs = self.records(since)
-        return {**_totals(recs), "by_role": {role: _totals([r for r in recs if r.role == role])
-                                             for role in sorted({r.role for r in recs})}}
+        return {**_totals(recs, measured), "by_role": {role: _totals([r for r in recs if r.role == role], measured)
+                                                       for role in sorted({r.role for r in recs})}}
 
 
-def _totals(recs: list[CallRecord]) -> dict[str, Any]:
-    paid = [r for r in recs if not r.cached]
-    return {
+def _totals(recs: list[CallRecord], measured: bool = True) -> dict[str, Any]:
+    counted = [r for r in recs if not r.cached] if measured else recs
+    out: dict[str, Any] = {
         "calls": len(recs),
-        "prompt_tokens": sum(r.prompt_tokens for r in paid),
-        "completion_tokens": sum(r.completion_tokens for r in paid),
+        "prompt_tokens": sum(r.prompt_tokens for r in counted),
+        "completion_tokens": sum(r.completion_tokens for r in counted),
         "seconds": round(sum(r.seconds for r in recs), 3),
         "cache_hits": sum(r.cached for r in recs),
         "retries": sum(r.retries for r in recs),
@@ -67,3 +71,10 @@ def _totals(recs: list[CallRecord]) -> dict[str, Any]:
         "constrained": sum(r.legal is not None for r in recs),
         "illegal": sum(r.legal is False for r in recs),
     }
+    if not measured:
+        for key in MEASURED:
+            del out[key]
+    return out
+
+
+MEASURED = ("seconds", "cache_hits", "retries", "errors")  # what depends on the run, not on the calls

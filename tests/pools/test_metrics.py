@@ -7,12 +7,14 @@ import pytest
 
 from pools.metrics import alfred_rates, cost, details, headline, sr_by_type_rows
 from pools.schemas import violations
+from pools.timing import Timed, by_id, speed, timing_row
 
 
 def episode(task_id: str, success: bool, met: int, total: int, expert_len: int, agent_len: int, *,
             split: str = "valid_seen", task_type: str = "pick_and_place_simple", calls: int = 0,
             seconds: float = 0.0) -> dict[str, Any]:
-    """A rollout record as run_episode writes it (plw per episode: w = min(1, expert/agent), as ALFRED)."""
+    """A rollout record as run_episode writes it (plw per episode: w = min(1, expert/agent), as ALFRED); its
+    measured `seconds` (half of them LLM waits) go to its timing line, TIMINGS."""
     w = min(1.0, expert_len / agent_len)
     steps = [{"subgoal": "Navigation Apple", "ok": i > 0, "reason": "" if i > 0 else "Apple not found",
               "observation": "", "pddl_pred": {}, "candidates": [], "repeat_fail": 0} for i in range(agent_len)]
@@ -20,9 +22,10 @@ def episode(task_id: str, success: bool, met: int, total: int, expert_len: int, 
             "variant": "hindsight", "seed": 0, "leave_out": "", "success": success, "gc": met / total,
             "gc_met": met, "gc_total": total, "expert_len": expert_len,
             "plw": {"sr": w * success, "gc": w * met / total}, "steps": steps,
-            "metrics": {"seconds": seconds, "stop_reason": "success" if success else "max_subgoals"},
-            "llm": {"calls": calls, "prompt_tokens": 10 * calls, "completion_tokens": calls, "seconds": seconds / 2,
-                    "by_role": {"actor": calls}, "roles": {"actor": {"calls": calls, "seconds": seconds / 2}}}}
+            "metrics": {"stop_reason": "success" if success else "max_subgoals"},
+            "llm": {"calls": calls, "prompt_tokens": 10 * calls, "completion_tokens": calls,
+                    "by_role": {"actor": calls}, "roles": {"actor": {"calls": calls}}},
+            "_seconds": seconds}
 
 
 # Four episodes. Per-episode GC means would give (1 + 1/4 + 2/3 + 0) / 4 = 0.4792; ALFRED sums conditions.
@@ -34,6 +37,11 @@ EPISODES = [
     episode("d", False, 0, 3, expert_len=5, agent_len=4, split="valid_unseen",     # w = 1
             task_type="pick_heat_then_place_in_recep", calls=0, seconds=0.0),
 ]
+TIMINGS = by_id(timing_row(e["task_id"], Timed(e, e["_seconds"], {"seconds": e["_seconds"] / 2,
+                                                                   "by_role": {"actor": {"seconds": e["_seconds"] / 2}}}))
+                for e in EPISODES)
+for e in EPISODES:
+    del e["_seconds"]
 
 
 def test_alfred_rates_on_hand_made_episodes() -> None:
@@ -49,7 +57,7 @@ def test_alfred_rates_on_hand_made_episodes() -> None:
 
 
 def test_headline_per_split_and_cost() -> None:
-    h = headline(EPISODES, ["valid_seen", "valid_unseen"])
+    h = headline(EPISODES, ["valid_seen", "valid_unseen"], TIMINGS)
     assert h == {
         # seen: a, b. SR 1/2; GC 3/6; PLW SR (0.5*4)/10; PLW GC (0.5*4 + 0.25*6)/10; 22 calls, 11 s, 11 sub-goals
         "valid_seen": {"episodes": 2, "sr": 0.5, "gc": 0.5, "plw_sr": 0.2, "plw_gc": 0.35,
@@ -61,10 +69,26 @@ def test_headline_per_split_and_cost() -> None:
     for row in h.values():
         assert not violations(row, "eval_metrics")
     c = cost(EPISODES)
-    assert c["calls_per_subgoal"] == round(32 / 25, 3) and c["seconds_per_subgoal"] == round(16 / 25, 3)
+    assert c["calls_per_subgoal"] == round(32 / 25, 3)
     assert c["subgoals_per_episode"] == 6.25 and c["failed_subgoals_per_episode"] == 1.0
-    assert c["tokens_per_subgoal"] == round(32 * 11 / 25, 1) and c["llm_seconds_per_subgoal"] == 0.32
-    assert headline(EPISODES, ["valid_seen", "train"])["train"]["episodes"] == 0
+    assert c["tokens_per_subgoal"] == round(32 * 11 / 25, 1)
+    s = speed(EPISODES, TIMINGS)
+    assert s == {"timed": 4, "seconds_per_subgoal": round(16 / 25, 3), "llm_seconds_per_subgoal": 0.32,
+                 "outside_llm_share": 0.5}
+    assert speed(EPISODES, {})["seconds_per_subgoal"] == 0.0 and speed(EPISODES, {})["timed"] == 0
+    assert headline(EPISODES, ["valid_seen", "train"], TIMINGS)["train"]["episodes"] == 0
+
+
+def test_timing_lines_are_apart_from_the_records() -> None:
+    """A rollout may not carry measured seconds (they would differ run to run); its timing line carries them."""
+    for line in TIMINGS.values():
+        assert not violations(line, "timing")
+    assert TIMINGS["ro-a"]["outside_llm_share"] == 0.5 and TIMINGS["ro-a"]["llm_roles"] == {"actor": 4.0}
+    for where, key in (("metrics", "seconds"), ("llm", "seconds"), ("llm", "cache_hits"), ("llm", "retries")):
+        timed = {**EPISODES[0], where: {**EPISODES[0][where], key: 1}}
+        assert any(key in v.message for v in violations(timed, "rollout")), (where, key)
+    share = {**EPISODES[0], "metrics": {**EPISODES[0]["metrics"], "outside_llm_share": 0.5}}
+    assert violations(share, "rollout")
 
 
 def test_details_and_plot_rows() -> None:
@@ -72,7 +96,7 @@ def test_details_and_plot_rows() -> None:
     assert not violations(d, "eval_details")
     assert d["by_split"]["valid_unseen"]["by_type"]["pick_heat_then_place_in_recep"]["plw_sr"] == 0.6667
     assert d["by_type"]["pick_and_place_simple"]["gc"] == 0.5
-    assert d["llm_by_role"] == {"actor": {"calls": 32, "seconds": 8.0}}
+    assert d["llm_by_role"] == {"actor": {"calls": 32}}
     assert d["failure_reasons"] == {"Apple not found": 4} and d["stop_reasons"] == {"max_subgoals": 2, "success": 2}
     rows = sr_by_type_rows("hindsight", EPISODES)
     assert [(r["task_type"], r["sr"]) for r in rows] == [("pick_and_place_simple", 0.5),

@@ -70,6 +70,46 @@ def test_workers16_writes_the_bytes_of_workers1_and_caps_calls(tmp_path: Path, m
               note=f"identical; calls in flight peak {runs[4][0]} (cap 4), {runs[16][0]} (cap 16)")
 
 
+EVAL_OUTPUTS = ("data/eval/hindsight.jsonl", "details/eval/hindsight.json", "plots/eval/hindsight.json")
+
+
+def test_evaluate_with_16_workers_writes_the_bytes_of_1(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                        inproc_prefect: str) -> None:
+    """Stage evaluate end to end (its rollouts, details and plot data) with workers 16 and 1: the same bytes. What
+    was measured goes to details/timing/evaluate-hindsight.jsonl, one line per rollout, and the headline metric
+    reads its seconds per sub-goal from there."""
+    import json
+
+    from flows.runtime.params import load_params
+    from flows.stages.evaluate import evaluate_flow
+    from pools.jsonl import read_jsonl
+    from tests.reliability.harness import evaluate_workspace, planner_answer
+
+    def answer(req: Request) -> Any:  # later requests first: finishing order differs from item order
+        time.sleep(0.01 * (hash(req.prompt) % 5))
+        return planner_answer(req)
+
+    with ScriptedEndpoint(answer) as ep:
+        root = evaluate_workspace(tmp_path / "ws", ep.url, ep.model, per_type=4)  # 8 episodes
+        monkeypatch.chdir(root)
+        outputs = {}
+        for workers in (1, 16):
+            shutil.rmtree(root / ".cache" / "llm", ignore_errors=True)  # every call made again
+            set_param(root, "pipeline.workers", workers)
+            evaluate_flow(load_params(), "hindsight", "fail")
+            outputs[workers] = {rel: (root / rel).read_bytes() for rel in EVAL_OUTPUTS}
+    for rel in EVAL_OUTPUTS:
+        assert outputs[16][rel] == outputs[1][rel], f"{rel}: workers 16 wrote other bytes than workers 1"
+    rollouts = read_jsonl(root / EVAL_OUTPUTS[0], "rollout").records
+    timing = read_jsonl(root / "details/timing/evaluate-hindsight.jsonl", "timing").records
+    assert [t["id"] for t in timing] == [r["id"] for r in rollouts] and len(rollouts) == 8
+    assert all(t["seconds"] > 0 and t["llm_seconds"] > 0 for t in timing)
+    headline = json.loads((root / "metrics/eval/hindsight/valid_seen.json").read_text())
+    assert headline["s/subgoal"] > 0 and headline["episodes"] == 8
+    TABLE.add("evaluate, 16 workers vs 1: output bytes", trials=len(rollouts), clear=True,
+              note="rollouts, details and plot data identical; time in details/timing/")
+
+
 @pytest.fixture(scope="module")
 def killed_runs(tmp_path_factory: pytest.TempPathFactory, prefect_server: str) -> Any:
     """The endpoint and the reference output of 32 items run one at a time (bytes every trial must match)."""
