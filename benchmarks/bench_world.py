@@ -1,7 +1,11 @@
-"""Benchmark of the household world: sub-goals per second, and build + expert-solve time per split.
+"""Benchmark of the household world: sub-goals per second, and build + expert-solve time per split; and the ALFWorld
+backend against ours on the same sub-goals of the same games.
 
-Run: .venv/bin/python benchmarks/bench_world.py [--repeats 3] [--skip-train]
+Run: .venv/bin/python benchmarks/bench_world.py [--repeats 3] [--skip-train] [--alfworld DIR | --skip-alfworld]
 Quotes medians over `--repeats` runs (one core, one process) and each split's task count and expert solve count.
+ALFWorld backend (when the [alfworld] extra is installed): per game, our expert's plan plus 20 random legal
+sub-goals, stepped in our world (over the game's imported scene) and in ALFWorld's engine (envs built untimed;
+the engine's load time is quoted apart); no target, figures only.
 Exits non-zero when a target is missed: >= 10,000 sub-goals/s, build + expert-solve under 10 s for each valid
 split and 60 s for train, and the expert solving every task of every split it ran.
 """
@@ -45,6 +49,37 @@ def subgoal_rate(n_tasks: int = 120, random_per_task: int = 60, seed: int = 0) -
     return n / (time.perf_counter() - start), n
 
 
+def backend_rates(games_dir: str, random_per_game: int = 20, seed: int = 0) -> dict[str, float]:
+    """Sub-goals per second of ours and of the ALFWorld backend on the same sub-goals of each game under games_dir."""
+    from household.alfworld_env import AlfworldEnv, load_games
+
+    rng = random.Random(seed)
+    games = load_games(games_dir)
+    ours_s = alf_s = load_s = 0.0
+    n = commands = 0
+    for g in games:
+        plan = solve(g.task, scene=g.scene).plan
+        classes = {p.cls for p in g.scene.places} | {o.cls for o in g.scene.objects}
+        sgs = plan + [rng.choice(legal_subgoals(classes)) for _ in range(random_per_game)]
+        ours = Env(g.task, scene=g.scene, max_fails=10**9, max_steps=10**9, stop_on_success=False)
+        t = time.perf_counter()
+        alf = AlfworldEnv(g.task, g, max_fails=10**9, max_steps=10**9, stop_on_success=False)
+        load_s += time.perf_counter() - t
+        for env, acc in ((ours, "ours"), (alf, "alf")):
+            t = time.perf_counter()
+            for sg in sgs:
+                env.step(sg)
+            if acc == "ours":
+                ours_s += time.perf_counter() - t
+            else:
+                alf_s += time.perf_counter() - t
+        n += len(sgs)
+        commands += alf.engine_commands
+    return {"games": len(games), "subgoals": n, "ours_subgoals_per_s": n / ours_s,
+            "alfworld_subgoals_per_s": n / alf_s, "alfworld_engine_commands_per_s": commands / alf_s,
+            "alfworld_engine_commands": commands, "alfworld_load_s_per_game": load_s / len(games)}
+
+
 def solve_split(split: str) -> tuple[float, int, int]:
     """Seconds to build every task's scene and expert-solve it; (seconds, tasks, solved)."""
     tasks = load_tasks(split)
@@ -63,6 +98,9 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--skip-train", action="store_true", help="leave out train (6,574 tasks); no SR claim for it")
+    ap.add_argument("--alfworld", metavar="DIR", default="household/data/alfworld_samples",
+                    help="ALFWorld games for the backend comparison (default: the 3 samples)")
+    ap.add_argument("--skip-alfworld", action="store_true", help="leave out the ALFWorld backend comparison")
     args = ap.parse_args()
     t0 = time.perf_counter()
     for s in SPLITS:
@@ -92,6 +130,19 @@ def main() -> int:
             missed.append(f"{split}: build + solve {median:.1f} s >= {MAX_SOLVE_S[split]} s")
         if not total or any(r[2] != r[1] for r in runs):  # the expert must solve every task it emits
             missed.append(f"{split}: expert solved {[r[2] for r in runs]} of {total}")
+    from household.alfworld_env import alfworld_available
+
+    if not args.skip_alfworld and alfworld_available():
+        runs_b = [backend_rates(args.alfworld, seed=i) for i in range(args.repeats)]
+        out["alfworld_backend"] = {
+            "repeats": args.repeats, "games": runs_b[0]["games"], "subgoals_per_run": runs_b[0]["subgoals"],
+            **{f"{k}_median": round(statistics.median(r[k] for r in runs_b), 2)
+               for k in ("ours_subgoals_per_s", "alfworld_subgoals_per_s", "alfworld_engine_commands_per_s",
+                         "alfworld_load_s_per_game")},
+            "alfworld_subgoals_per_s_runs": [round(r["alfworld_subgoals_per_s"], 2) for r in runs_b],
+            "ours_subgoals_per_s_runs": [round(r["ours_subgoals_per_s"]) for r in runs_b]}
+    elif not args.skip_alfworld:
+        out["alfworld_backend"] = "not measured: the [alfworld] extra is not installed"
     print(json.dumps(out, indent=2))
     print("targets met" if not missed else "TARGETS MISSED: " + "; ".join(missed), file=sys.stderr)
     return 1 if missed else 0
