@@ -20,6 +20,14 @@ def stratified(rows: Iterable[dict[str, Any]], per_type: int, seed: int, split: 
     return chosen
 
 
+def at_most(rows: list[dict[str, Any]], n: int, seed: int) -> list[dict[str, Any]]:
+    """A seeded sample of at most `n` of `rows`, in their order (0 = all): the same tasks for every variant."""
+    if n <= 0 or len(rows) <= n:
+        return list(rows)
+    keep = set(random.Random(f"{seed}:at_most:{n}").sample(range(len(rows)), n))
+    return [row for i, row in enumerate(rows) if i in keep]
+
+
 def practice_samples(gt_records: list[dict[str, Any]], per_type: int) -> list[dict[str, Any]]:
     """The gt actor samples to practise on: the first `per_type` of each task type, by id."""
     by_type: dict[str, list[dict[str, Any]]] = defaultdict(list)

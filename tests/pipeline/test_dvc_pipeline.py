@@ -68,6 +68,7 @@ RERUNS: dict[str, set[str]] = {
     "evaluate.variants": {"evaluate@no_hindsight", "report"},  # a variant added: only its evaluation runs
     "evaluate.splits": EVAL | {"report"},
     "evaluate.per_type": EVAL | {"report"},
+    "evaluate.max_tasks": EVAL | {"report"},
     "evaluate.compare": {"compare@1", "report"},  # a pair added: only its comparison runs
     "evaluate.bootstrap": RESULTS,
     "evaluate.bootstrap_seed": RESULTS,
