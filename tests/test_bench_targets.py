@@ -1,0 +1,72 @@
+"""The benchmarks' target checks flag a miss (a benchmark that misses its target must exit non-zero)."""
+from __future__ import annotations
+
+import importlib.util
+import sys
+from functools import cache
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
+
+
+@cache
+def bench(name: str) -> ModuleType:
+    """Import benchmarks/<name>.py (the folder is not a package)."""
+    spec = importlib.util.spec_from_file_location(f"benchmarks_{name}", BENCH / f"{name}.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_pipeline_targets() -> None:
+    m = bench("bench_pipeline")
+    ok = dict(noop_ran=[], noop=[0.9, 1.0, 1.1], cold=1200.0, warm=50.0, rerun=["critic", "pool", "evaluate@x"],
+              default_profile=True)
+    assert m.missed_targets(**ok) == []
+    assert m.missed_targets(**{**ok, "noop": [3.0, 3.0, 1.0]})            # no-op median 3 s
+    assert m.missed_targets(**{**ok, "noop_ran": ["collect"]})            # no-op ran a stage
+    assert m.missed_targets(**{**ok, "warm": 1200.0 / 19.9})              # warm only 19.9x faster
+    assert m.missed_targets(**{**ok, "cold": 2700.0, "warm": 100.0})      # 45 min cold, default profile
+    assert m.missed_targets(**{**ok, "cold": 2700.0, "warm": 100.0, "default_profile": False}) == []
+    assert m.missed_targets(**{**ok, "rerun": ["critic", "complete"]})    # upstream of critic reran
+    assert m.missed_targets(**{**ok, "rerun": ["pool"]})                  # critic did not rerun
+
+
+def test_llm_knn_target() -> None:
+    m = bench("bench_llm")
+    got = {"kNN search ms (k=9, median)": 4.99, "queries (each ms figure: over these)": 200, "pool size": 21_000}
+    assert m.knn_missed(got, m.KNN_TARGET_MS) == []
+    assert m.knn_missed({**got, "kNN search ms (k=9, median)": 5.0}, m.KNN_TARGET_MS)
+
+
+def test_planner_targets() -> None:
+    m = bench("bench_planner")
+
+    def q(**over: object) -> dict:
+        return {"sr": 0.5, "adapter_accuracy": {"object_target": 0.95}, "actor_illegal_share": 0.0,
+                "seconds_per_subgoal": 5.0, "outside_llm_share": 0.01, **over}
+
+    assert m.missed_targets({"hindsight": q(), "no_hindsight": q()}) == []
+    assert m.missed_targets({"no_hindsight": q(sr=0.24)})
+    assert m.missed_targets({"hindsight": q(adapter_accuracy={"object_target": 0.89})})
+    assert m.missed_targets({"hindsight": q(actor_illegal_share=0.001)})
+    assert m.missed_targets({"hindsight": q(seconds_per_subgoal=6.1)})
+    assert m.missed_targets({"no_hindsight": q(seconds_per_subgoal=6.1)}) == []  # the 6 s target is hindsight's
+    assert m.missed_targets({"llm_planner": q(outside_llm_share=0.05)})
+
+
+@pytest.mark.parametrize("reason, code", [
+    ("LLMError: LLM call for role 'reflect' failed after 2 attempt(s): http_429 (Error code: 429)", "http_429"),
+    ("LLMError: LLM call for role 'reflect' failed after 2 attempt(s): http_4291", "http_4291"),
+    ("LLMError: LLM call for role 'reflect' failed after 2 attempt(s): timeout (no answer within 1 s)", "timeout"),
+    ("invalid reflection record: field 'think' is too long", "invalid reflection record"),
+    ("LLMError: LLM call for role 'actor' failed after 2 attempt(s): http_429", "LLMError: LLM call for role "
+     "'actor' failed after 2 attempt(s): http_429"),  # another role's call is not reflect's fault
+])
+def test_faults_reason_code_is_exact(reason: str, code: str) -> None:
+    assert bench("bench_faults").reason_code(reason) == code
