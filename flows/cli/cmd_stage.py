@@ -32,6 +32,9 @@ def _run(args: argparse.Namespace) -> int:
 
     log = logging.getLogger("hindsight")
     try:
+        from flows.runtime.prefect_server import guard_temporary_server
+
+        guard_temporary_server()  # a SIGKILL of this process must not leave Prefect's temporary server running
         module = importlib.import_module(module_name(args.name))
         module.main(item=args.item, on_bad_record=args.on_bad_record)
     except (ParamsError, RecordError, StageBusy, StageFailed) as exc:

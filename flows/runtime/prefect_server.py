@@ -4,6 +4,8 @@
 
 The server and the command each run in their own process group. When the owner exits, normally or on Ctrl-C or
 SIGTERM, the command's group gets the signal and then the server's group is stopped: nothing is left running.
+A SIGKILL of the owner runs none of that: each group is led by a watchdog (flows/runtime/watchdog.py) that stops
+it when the owner's end of a pipe closes, however the owner died.
 """
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ from pathlib import Path
 from typing import Iterator
 
 from flows.runtime.shutdown import exit_code, run_command, sigterm_as_interrupt, stop_group
+from flows.runtime.watchdog import spawn_guarded
 from flows.runtime.workspace import project_dir
 
 
@@ -42,14 +45,46 @@ def prefect_server(home: Path | None = None, timeout: float = 120.0) -> Iterator
     prefect = Path(sys.executable).with_name("prefect")
     url = f"http://127.0.0.1:{port}/api"
     with sigterm_as_interrupt(), (home / "server.log").open("ab") as log:
-        # Its own session: a terminal's Ctrl-C reaches the owner, which stops the server once the work is done.
-        proc = subprocess.Popen([str(prefect), "server", "start", "--host", "127.0.0.1", "--port", str(port)],
-                                env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        # Its own session: a terminal's Ctrl-C reaches the owner, which stops the server once the work is done;
+        # under a watchdog, so that it goes with the owner even when the owner is SIGKILLed.
+        proc = spawn_guarded([str(prefect), "server", "start", "--host", "127.0.0.1", "--port", str(port)],
+                             env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         try:
             _wait_healthy(proc, url, home / "server.log", timeout)
             yield url
         finally:
             stop_group(proc)
+
+
+def guard_temporary_server() -> None:
+    """Make Prefect's temporary server (what a flow starts when PREFECT_API_URL is unset) stop when this process
+    dies, even by SIGKILL: a sidecar watchdog watches each one Prefect starts (flows.runtime.watchdog.guard_pid).
+    Prefect stops it itself on a normal exit, Ctrl-C and SIGTERM (its atexit), as before. Wraps the method that
+    starts it (a private one of prefect.server.api.server.SubprocessASGIServer): if a Prefect release renames it,
+    nothing is wrapped and a warning says so."""
+    if os.environ.get("PREFECT_API_URL"):
+        return  # a server someone else runs: not ours to stop
+    import logging
+
+    from prefect.server.api.server import SubprocessASGIServer
+
+    from flows.runtime.watchdog import guard_pid
+
+    start = getattr(SubprocessASGIServer, "_run_uvicorn_command", None)
+    if start is None:
+        logging.getLogger(__name__).warning("Prefect's temporary server is not guarded: this Prefect has no "
+                                            "SubprocessASGIServer._run_uvicorn_command")
+        return
+    if getattr(start, "guarded", False):
+        return
+
+    def run_guarded(self: SubprocessASGIServer) -> subprocess.Popen:
+        proc = start(self)
+        guard_pid(proc.pid)
+        return proc
+
+    run_guarded.guarded = True  # type: ignore[attr-defined]
+    SubprocessASGIServer._run_uvicorn_command = run_guarded  # type: ignore[method-assign]
 
 
 def _wait_healthy(proc: subprocess.Popen, url: str, log: Path, timeout: float) -> None:

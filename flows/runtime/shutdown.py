@@ -91,8 +91,11 @@ def _stop_group(proc: subprocess.Popen, sig: int, grace: float) -> None:
 
 
 def run_command(argv: list[str], env: dict[str, str] | None = None, grace: float = 30.0) -> int:
-    """Run `argv` in its own process group; on Ctrl-C or SIGTERM pass the signal to the whole group and stop it."""
-    proc = subprocess.Popen(argv, env=env, process_group=0)
+    """Run `argv` in its own process group; on Ctrl-C or SIGTERM pass the signal to the whole group and stop it.
+    The group is led by a watchdog (flows.runtime.watchdog) that stops it if this process dies without that."""
+    from flows.runtime.watchdog import spawn_guarded
+
+    proc = spawn_guarded(argv, grace=grace, env=env, process_group=0)
     try:
         return proc.wait()
     except KeyboardInterrupt as exc:

@@ -105,3 +105,44 @@ def test_sigterm_to_a_stage_stops_prefects_temporary_server(tmp_path: Path) -> N
     finally:
         if run.poll() is None:
             run.kill()
+
+
+def test_sigkill_of_the_owner_takes_its_prefect_server_and_command(tmp_path: Path) -> None:
+    """SIGKILL runs no cleanup in the owner: the watchdog (flows.runtime.watchdog) must stop what it started."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "params.yaml").write_text("{}\n")
+    run = subprocess.Popen([sys.executable, "-m", "flows.runtime.prefect_server", "--", "sleep", "300"], cwd=ws,
+                           env=env_for(ws), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        tree = wait_for(lambda: (d := descendants(run.pid)) and any(c.startswith("sleep 300")
+                                                                   for c in command_lines(d)) and d,
+                        timeout=180, what="the Prefect server and the command")
+        assert any(" server start" in c for c in command_lines(tree)), command_lines(tree)
+        run.kill()
+        run.wait(timeout=10)
+        assert wait_gone(tree, timeout=30) == {}
+    finally:
+        if run.poll() is None:
+            run.kill()
+
+
+def test_sigkill_of_a_stage_takes_prefects_temporary_server(tmp_path: Path) -> None:
+    """`hindsight stage` without a server starts Prefect's temporary one: a SIGKILL of the stage must not orphan
+    it (flows.runtime.prefect_server.guard_temporary_server)."""
+    ws = tmp_path / "ws"
+    (ws / "data" / "relabel").mkdir(parents=True)
+    (ws / "params.yaml").write_text((ROOT / "params.yaml").read_text())
+    for name in ("completions.jsonl", "critic_samples.jsonl", "rollouts.jsonl"):
+        (ws / "data" / "relabel" / name).write_text("")
+    run = subprocess.Popen([str(BIN / "hindsight"), "stage", "pool"], cwd=ws, env=env_for(ws),
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        tree = wait_for(lambda: (d := descendants(run.pid)) and any("uvicorn" in c for c in command_lines(d)) and d,
+                        timeout=120, what="Prefect's temporary server")
+        run.kill()
+        run.wait(timeout=10)
+        assert wait_gone(tree, timeout=30) == {}
+    finally:
+        if run.poll() is None:
+            run.kill()

@@ -24,7 +24,7 @@ def rollout(by_role: dict[str, int]) -> dict:
     return {"id": "r1", "task_id": "t1", "task_type": "pick_and_place_simple", "instruction": "Put an apple away.",
             "split": "train", "variant": "hindsight", "seed": 0, "leave_out": "s1", "success": False, "gc": 0.0,
             "gc_met": 0, "gc_total": 1, "expert_len": 4, "plw": {"sr": 0.0, "gc": 0.0}, "steps": [], "metrics": {},
-            "llm": {"calls": sum(by_role.values()), "prompt_tokens": 1, "completion_tokens": 1, "seconds": 0.1,
+            "llm": {"calls": sum(by_role.values()), "prompt_tokens": 1, "completion_tokens": 1,
                     "by_role": by_role}}
 
 

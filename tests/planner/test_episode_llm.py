@@ -48,6 +48,6 @@ def test_short_episode_end_to_end(gemma) -> None:
         assert set(step) >= {"subgoal", "ok", "reason", "pddl_pred", "candidates"}
         assert set(step["pddl_pred"]) >= {"object_target", "object_state", "two_objects"}
     llm = d["llm"]
-    assert llm["calls"] >= 2 and llm["prompt_tokens"] > 0 and llm["seconds"] > 0
+    assert llm["calls"] >= 2 and llm["prompt_tokens"] > 0 and "seconds" not in llm  # time: details/timing/
     assert {"adapter", "actor_gt"} <= set(llm["by_role"])
-    assert rollout.metrics["per_subgoal"]["calls"] > 0 and 0 <= rollout.metrics["outside_llm_share"] <= 1
+    assert rollout.metrics["per_subgoal"]["calls"] > 0 and "outside_llm_share" not in rollout.metrics
