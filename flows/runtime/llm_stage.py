@@ -5,7 +5,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
-from flows.runtime.params import max_failure_share, subset
+from flows.runtime.params import max_failure_share, resume_key
 from flows.runtime.stage_io import file_digest
 from flows.runtime.workspace import path, project_dir
 from pools.jsonl import write_jsonl
@@ -33,7 +33,6 @@ def llm_errors() -> tuple[type[BaseException], ...]:
 def run_llm_stage(
     stage: str,
     params: dict[str, Any],
-    sections: tuple[str, ...],
     items: list[tuple[str, Any]],
     work: Callable[[Any, Any], dict[str, Any]],
     out: str,
@@ -47,6 +46,7 @@ def run_llm_stage(
     Items run as params `pipeline:` says (flows.runtime.execution): one at a time, `workers` threads sharing this
     process's client (its per-endpoint semaphore holds `llm.max_concurrency` across them), or on Dask, where
     each worker process rebuilds the stage from `plan` (required there: `work` is a closure over this process).
+    `params`: the stage's StageParams (flows.runtime.params.stage_params); its declared values are the resume key.
     """
     from flows.runtime.execution import Execution
     from flows.runtime.items import ItemJob, item_client, run_item, timed, warm_workers
@@ -80,7 +80,7 @@ def run_llm_stage(
             bound, on_start = {}, None
         result = run_items(
             stage, items, item_fn, bound=bound, execution=execution, on_start=on_start,
-            key=[subset(params, *sections), digests],
+            key=[resume_key(params), digests],
             retries=int(params["llm"].get("retries", 2)), retry_on=llm_errors(), schema=schema,
         )
 

@@ -1,20 +1,24 @@
-"""A stage's files: the pipeline's data paths, inputs read under their schema, input digests, pools with manifests."""
+"""A stage's files: the pipeline's data paths (from dvc.yaml), inputs read under their schema, input digests, pools
+with manifests."""
 from __future__ import annotations
 
 import hashlib
+from pathlib import PurePosixPath
 from typing import Any, Iterable
 
+from flows.runtime.declared import DeclarationError, declaration, output
 from flows.runtime.workspace import path
 from pools.jsonl import ReadResult, read_jsonl, write_json, write_jsonl
 from pools.manifest import build_manifest
 
-TASKS = "data/tasks.jsonl"
-GT_POOL = "data/pools/gt.jsonl"
-HINDSIGHT_POOL = "data/pools/hindsight.jsonl"
-ROLLOUTS = "data/relabel/rollouts.jsonl"
-REFLECTIONS = "data/relabel/reflections.jsonl"
-COMPLETIONS = "data/relabel/completions.jsonl"
-CRITIC_SAMPLES = "data/relabel/critic_samples.jsonl"
+# Each data file is named once, as its stage's first `outs:` entry in dvc.yaml.
+TASKS = output("tasks")
+GT_POOL = output("gt_pool")
+ROLLOUTS = output("collect")
+REFLECTIONS = output("reflect")
+COMPLETIONS = output("complete")
+CRITIC_SAMPLES = output("critic")
+HINDSIGHT_POOL = output("pool")
 
 
 def read_input(rel: str, schema: str, policy: str) -> ReadResult:
@@ -27,11 +31,18 @@ def file_digest(*rels: str) -> dict[str, str]:
     return {rel: hashlib.sha256(path(rel).read_bytes()).hexdigest() for rel in rels}
 
 
-def write_pool(name: str, records: Iterable[dict[str, Any]], used_params: dict[str, Any],
+def write_pool(stage: str, records: Iterable[dict[str, Any]], used_params: dict[str, Any],
                models: dict[str, dict[str, str]] | None, quarantined: int = 0) -> dict[str, Any]:
-    """Write data/pools/<name>.jsonl and its manifest (`models`: role -> model that contributed); returns it."""
+    """Write a pool stage's declared outs, the pool (<name>.jsonl) and its manifest (<name>.manifest.json), where
+    `models` maps role -> model that contributed; returns the manifest."""
+    outs = declaration(stage).outs
+    pool = outs[0]
+    name = PurePosixPath(pool).name.removesuffix(".jsonl")
+    manifest_file = str(PurePosixPath(pool).with_name(f"{name}.manifest.json"))
+    if manifest_file not in outs:
+        raise DeclarationError(f"dvc.yaml: stages.{stage}.outs: declare {manifest_file} beside {pool}")
     rows = sorted(records, key=lambda r: r["id"])
-    write_jsonl(path(f"data/pools/{name}.jsonl"), rows, "sample")
+    write_jsonl(path(pool), rows, "sample")
     manifest = build_manifest(name, rows, "sample", used_params, models, quarantined)
-    write_json(path(f"data/pools/{name}.manifest.json"), manifest, "manifest")
+    write_json(path(manifest_file), manifest, "manifest")
     return manifest

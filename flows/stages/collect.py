@@ -7,11 +7,10 @@ from prefect import flow
 
 from flows.runtime.items import Planned, StagePlan
 from flows.runtime.llm_stage import run_llm_stage
-from flows.runtime.params import load_params, on_bad, section, subset
+from flows.runtime.params import load_params, on_bad, section, stage_params
 from flows.runtime.stage_io import GT_POOL, ROLLOUTS, read_input
 from pools.select import practice_samples
 
-SECTIONS = ("world", "llm", "retrieval", "planner", "collect")
 
 
 def plan(params: dict[str, Any], policy: str) -> Planned:
@@ -22,7 +21,7 @@ def plan(params: dict[str, Any], policy: str) -> Planned:
     from planner.relabel import collect_rollout
 
     gt = read_input(GT_POOL, "sample", policy)
-    cfg = PlannerConfig.from_params(subset(params, *SECTIONS), variant=section(params, "collect")["variant"])
+    cfg = PlannerConfig.from_params(params.declared(), variant=section(params, "collect")["variant"])
     pools = ExamplePools.from_records(gt.records)
     items = [(s["id"], s) for s in practice_samples(gt.records, int(section(params, "collect")["per_type"]))]
 
@@ -35,9 +34,10 @@ def plan(params: dict[str, Any], policy: str) -> Planned:
 @flow(name="collect")
 def collect_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
     """Run the planner on each practice task with its own gt sample left out; write the rollouts."""
+    params = stage_params("collect", params)  # what dvc.yaml declares for the stage, and only that
     recipe = StagePlan(plan, (params, policy))
     planned = recipe()
-    return run_llm_stage("collect", params, SECTIONS, planned.items, planned.work, ROLLOUTS, "rollout",
+    return run_llm_stage("collect", params, planned.items, planned.work, ROLLOUTS, "rollout",
                          (GT_POOL,), quarantined=planned.quarantined, plan=recipe)
 
 

@@ -11,7 +11,8 @@ from typing import Any
 
 from prefect import flow, get_run_logger
 
-from flows.runtime.params import ParamsError, load_params, on_bad, section
+from flows.runtime.declared import output
+from flows.runtime.params import ParamsError, load_params, on_bad, section, stage_params
 from flows.runtime.workspace import project_dir
 from pools.compare import compare
 from pools.jsonl import read_jsonl, write_json
@@ -51,13 +52,15 @@ def pairs(params: dict[str, Any]) -> list[tuple[str, str]]:
 @flow(name="compare")
 def compare_flow(params: dict[str, Any], a: str, b: str, policy: str) -> dict[str, Any]:
     """Compare variant A with B on the tasks both ran and write metrics/compare/<A>_vs_<B>.json."""
+    params = stage_params("compare", params)  # what dvc.yaml declares for the stage, and only that
     samples, seed = bootstrap(params)
     root = project_dir()
-    ra = read_jsonl(root / f"data/eval/{a}.jsonl", "rollout", on_bad=policy).records  # type: ignore[arg-type]
-    rb = read_jsonl(root / f"data/eval/{b}.jsonl", "rollout", on_bad=policy).records  # type: ignore[arg-type]
+    # What evaluate@A and evaluate@B wrote (their declared outputs), into compare's declared output.
+    ra = read_jsonl(root / output("evaluate", a), "rollout", on_bad=policy).records  # type: ignore[arg-type]
+    rb = read_jsonl(root / output("evaluate", b), "rollout", on_bad=policy).records  # type: ignore[arg-type]
     result = compare(a, ra, b, rb, samples=samples, seed=seed)
     name = pair_name(a, b)
-    write_json(root / f"metrics/compare/{name}.json", result, "compare")
+    write_json(root / output("compare", {"a": a, "b": b}), result, "compare")
     o = result["all"]
     get_run_logger().info("compare %s: %d tasks, SR %.3f vs %.3f, diff %+.3f [%+.3f, %+.3f], McNemar p %.3f",
                           name, o["tasks"], o["a"]["sr"], o["b"]["sr"], o["sr_diff"], *o["sr_diff_ci"],

@@ -7,13 +7,9 @@ from prefect import flow
 
 from flows.runtime.items import Planned, StagePlan
 from flows.runtime.llm_stage import run_llm_stage
-from flows.runtime.params import load_params, on_bad
+from flows.runtime.params import load_params, on_bad, stage_params
 from flows.runtime.stage_io import COMPLETIONS, GT_POOL, REFLECTIONS, ROLLOUTS
 from flows.stages.relabel_inputs import read_reflected
-
-SECTIONS = ("world", "llm", "retrieval", "relabel")
-COMPLETE_KEYS = ("complete_steps", "complete_tokens", "show_expert", "repair_rounds", "collapse_repeats",
-                 "repair_temperature")
 
 
 def plan(params: dict[str, Any], policy: str) -> Planned:
@@ -25,9 +21,9 @@ def plan(params: dict[str, Any], policy: str) -> Planned:
 
     inputs = read_reflected(policy)
     k = int(params["retrieval"]["k"])
-    relabel = params["relabel"]
-    cfg = PlannerConfig.from_params({"world": params["world"], "retrieval": params["retrieval"], "relabel": {
-        key: relabel[key] for key in COMPLETE_KEYS}})
+    # The relabel keys dvc.yaml declares for the stage, and only those (a key left out there keeps its default).
+    cfg = PlannerConfig.from_params({"world": params["world"], "retrieval": params["retrieval"],
+                                     "relabel": params["relabel"]})
 
     def work(client: Any, reflection: dict[str, Any]) -> dict[str, Any]:
         rollout = inputs.rollouts[reflection["rollout_id"]]
@@ -44,9 +40,10 @@ def plan(params: dict[str, Any], policy: str) -> Planned:
 @flow(name="complete")
 def complete_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
     """Write one completion (hindsight actor sample + replay verdict) per reflection, shown K gt examples."""
+    params = stage_params("complete", params)  # what dvc.yaml declares for the stage, and only that
     recipe = StagePlan(plan, (params, policy))
     planned = recipe()
-    return run_llm_stage("complete", params, SECTIONS, planned.items, planned.work, COMPLETIONS, "completion",
+    return run_llm_stage("complete", params, planned.items, planned.work, COMPLETIONS, "completion",
                          (REFLECTIONS, ROLLOUTS, GT_POOL), quarantined=planned.quarantined, plan=recipe)
 
 

@@ -7,12 +7,9 @@ from prefect import flow
 
 from flows.runtime.items import Planned, StagePlan
 from flows.runtime.llm_stage import run_llm_stage
-from flows.runtime.params import load_params, on_bad
+from flows.runtime.params import load_params, on_bad, stage_params
 from flows.runtime.stage_io import CRITIC_SAMPLES, GT_POOL, REFLECTIONS, ROLLOUTS
 from flows.stages.relabel_inputs import read_reflected
-
-SECTIONS = ("world", "llm", "relabel")
-CRITIC_KEYS = ("show_expert", "collapse_repeats")
 
 
 def plan(params: dict[str, Any], policy: str) -> Planned:
@@ -24,8 +21,8 @@ def plan(params: dict[str, Any], policy: str) -> Planned:
 
     inputs = read_reflected(policy)
     n_examples = int(params["relabel"]["critic_examples"])
-    cfg = PlannerConfig.from_params({"world": params["world"], "relabel": {
-        key: params["relabel"][key] for key in CRITIC_KEYS}})
+    # The relabel keys dvc.yaml declares for the stage, and only those.
+    cfg = PlannerConfig.from_params({"world": params["world"], "relabel": params["relabel"]})
 
     def work(client: Any, reflection: dict[str, Any]) -> dict[str, Any]:
         rollout = inputs.rollouts[reflection["rollout_id"]]
@@ -40,9 +37,10 @@ def plan(params: dict[str, Any], policy: str) -> Planned:
 @flow(name="critic")
 def critic_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
     """Write one critic sample per reflected rollout, prompted with the nearest gt critic examples of other tasks."""
+    params = stage_params("critic", params)  # what dvc.yaml declares for the stage, and only that
     recipe = StagePlan(plan, (params, policy))
     planned = recipe()
-    return run_llm_stage("critic", params, SECTIONS, planned.items, planned.work, CRITIC_SAMPLES, "critic_sample",
+    return run_llm_stage("critic", params, planned.items, planned.work, CRITIC_SAMPLES, "critic_sample",
                          (REFLECTIONS, ROLLOUTS, GT_POOL), quarantined=planned.quarantined, plan=recipe)
 
 

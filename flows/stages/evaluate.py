@@ -6,18 +6,17 @@ from typing import Any
 
 from prefect import flow
 
+from flows.runtime.declared import output
 from flows.runtime.items import Planned, StagePlan
 from flows.stages.alfworld_games import eval_splits, game_rows, uses_alfworld
 from flows.runtime.llm_stage import run_llm_stage, timing_file
-from flows.runtime.params import load_params, on_bad, section
+from flows.runtime.params import load_params, on_bad, section, stage_params
 from flows.runtime.stage_io import GT_POOL, HINDSIGHT_POOL, TASKS, read_input
 from flows.runtime.workspace import path
 from pools.jsonl import atomic_write_text, read_jsonl, write_json
 from pools.metrics import details, headline, sr_by_type_rows
 from pools.select import stratified
 from pools.timing import by_id
-
-SECTIONS = ("world", "llm", "retrieval", "planner", "evaluate")
 
 
 def plan(params: dict[str, Any], variant: str, policy: str) -> Planned:
@@ -49,13 +48,14 @@ def plan(params: dict[str, Any], variant: str, policy: str) -> Planned:
 
 @flow(name="evaluate")
 def evaluate_flow(params: dict[str, Any], variant: str, policy: str) -> dict[str, Any]:
+    params = stage_params("evaluate", params)  # what dvc.yaml declares for the stage, and only that
     """Run `variant` on per_type tasks of each task type in each evaluation split."""
     # A plan, not just a closure: on Dask each worker rebuilds it from params and the input files.
     recipe = StagePlan(plan, (params, variant, policy))
     planned = recipe()
-    out = f"data/eval/{variant}.jsonl"
+    out = output("evaluate", variant)
     stage = f"evaluate-{variant}"
-    summary = run_llm_stage(stage, params, SECTIONS, planned.items, planned.work, out,
+    summary = run_llm_stage(stage, params, planned.items, planned.work, out,
                             "rollout", (TASKS, GT_POOL, HINDSIGHT_POOL), quarantined=planned.quarantined,
                             plan=recipe)
     rollouts = read_jsonl(path(out), "rollout").records

@@ -6,7 +6,7 @@ from typing import Any
 
 from prefect import flow, get_run_logger
 
-from flows.runtime.params import load_params, on_bad, section, subset
+from flows.runtime.params import load_params, on_bad, section, stage_params, subset
 from flows.runtime.stage import StageResult, stage_lock, write_summary
 from flows.runtime.stage_io import GT_POOL, TASKS, read_input, write_pool
 
@@ -14,6 +14,7 @@ from flows.runtime.stage_io import GT_POOL, TASKS, read_input, write_pool
 @flow(name="gt_pool")
 def gt_pool_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
     """Pick tasks stratified by type and write their expert plans as gt samples (plus gt critic samples)."""
+    params = stage_params("gt_pool", params)  # what dvc.yaml declares for the stage, and only that
     from planner.gt import draw_gt_pool
 
     log = get_run_logger()
@@ -24,7 +25,7 @@ def gt_pool_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
                                     split=pools["gt_split"], navigation=str(pools["gt_navigation"]))
     records = [r.to_dict() for r in [*samples, *critics]]
     used = subset(params, "world", "pools")
-    manifest = write_pool("gt", records, used, None, quarantined=len(tasks.rejected))
+    manifest = write_pool("gt_pool", records, used, None, quarantined=len(tasks.rejected))
     write_summary(StageResult("gt_pool", records, seconds=time.monotonic() - started), quarantined=len(tasks.rejected))
     log.info("gt_pool: %d tasks -> %d records %s (%s)", len(samples), manifest["records"], manifest["by_kind"], GT_POOL)
     return manifest

@@ -7,7 +7,7 @@ from typing import Any
 
 from prefect import flow, get_run_logger
 
-from flows.runtime.params import load_params, on_bad
+from flows.runtime.params import load_params, on_bad, stage_params
 from flows.runtime.stage import StageResult, stage_lock, write_summary
 from flows.runtime.stage_io import COMPLETIONS, CRITIC_SAMPLES, ROLLOUTS, read_input, write_pool
 from flows.runtime.workspace import path
@@ -52,6 +52,7 @@ def role_models(llm: dict[str, Any], roles: list[str]) -> dict[str, dict[str, st
 @flow(name="pool")
 def pool_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
     """Write data/pools/hindsight.jsonl, its manifest (with the model of every contributing role) and plot data."""
+    params = stage_params("pool", params)  # what dvc.yaml declares for the stage, and only that
     log = get_run_logger()
     completions = read_input(COMPLETIONS, "completion", policy)
     critics = read_input(CRITIC_SAMPLES, "critic_sample", policy)
@@ -62,7 +63,7 @@ def pool_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
     # copied into the manifest: it may carry credentials; the model id keeps only host and path).
     models = role_models(params["llm"], [*rollout_roles(read_input(ROLLOUTS, "rollout", policy).records),
                                          *RELABEL_ROLES])
-    manifest = write_pool("hindsight", records, {"relabel": {"keep_unverified": keep}}, models, quarantined)
+    manifest = write_pool("pool", records, {"relabel": {"keep_unverified": keep}}, models, quarantined)
     rows = [{"task_type": t, "kind": k, "count": n}
             for (t, k), n in sorted(Counter((r["task_type"], r["kind"]) for r in records).items())]
     atomic_write_text(path("plots/pool_composition.json"), json.dumps(rows, indent=1) + "\n")

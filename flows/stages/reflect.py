@@ -7,11 +7,8 @@ from prefect import flow
 
 from flows.runtime.items import Planned, StagePlan
 from flows.runtime.llm_stage import run_llm_stage
-from flows.runtime.params import load_params, on_bad
+from flows.runtime.params import load_params, on_bad, stage_params
 from flows.runtime.stage_io import GT_POOL, REFLECTIONS, ROLLOUTS, read_input
-
-SECTIONS = ("llm", "relabel")
-REFLECT_KEYS = ("think_tokens", "show_expert", "collapse_repeats")
 
 
 def plan(params: dict[str, Any], policy: str) -> Planned:
@@ -23,7 +20,7 @@ def plan(params: dict[str, Any], policy: str) -> Planned:
     rollouts = read_input(ROLLOUTS, "rollout", policy)
     gt = read_input(GT_POOL, "sample", policy)
     gt_by_id = {r["id"]: Sample.from_dict(r) for r in gt.records if r["kind"] == "gt"}
-    cfg = PlannerConfig.from_params({"relabel": {key: params["relabel"][key] for key in REFLECT_KEYS}})
+    cfg = PlannerConfig.from_params({"relabel": params["relabel"]})  # the relabel keys dvc.yaml declares for reflect
     items = [(r["id"], r) for r in rollouts.records if r["leave_out"] in gt_by_id]
 
     def work(client: Any, rollout: dict[str, Any]) -> dict[str, Any]:
@@ -35,9 +32,10 @@ def plan(params: dict[str, Any], policy: str) -> Planned:
 @flow(name="reflect")
 def reflect_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
     """Write one reflection per rollout whose left-out gt sample is in the pool."""
+    params = stage_params("reflect", params)  # what dvc.yaml declares for the stage, and only that
     recipe = StagePlan(plan, (params, policy))
     planned = recipe()
-    return run_llm_stage("reflect", params, SECTIONS, planned.items, planned.work, REFLECTIONS, "reflection",
+    return run_llm_stage("reflect", params, planned.items, planned.work, REFLECTIONS, "reflection",
                          (ROLLOUTS, GT_POOL), quarantined=planned.quarantined, plan=recipe)
 
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from flows.runtime.params import load_params, section
+from flows.runtime.params import load_params, section, stage_params
 from flows.stages.comparisons import bootstrap, pair_name, pairs
 from pools.compare import CompareError, compare
 from pools.jsonl import RecordError, atomic_write_text, read_json, read_jsonl
@@ -146,7 +146,7 @@ def main(item: str | None = None, on_bad_record: str | None = None) -> None:
     @flow(name="report")
     def report_flow() -> None:
         root = project_dir()
-        write_report(root, root / OUT)
+        write_report(root, root / OUT, stage_params("report"))
 
     report_flow()
 

@@ -7,12 +7,13 @@ from typing import Any
 from prefect import flow, get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 
-from flows.runtime.params import ParamsError, load_params, section
+from flows.runtime.declared import output
+from flows.runtime.params import ParamsError, section, stage_params
 from flows.runtime.stage import StageResult, stage_lock, write_summary
 from flows.runtime.workspace import project_dir
 from pools.jsonl import write_jsonl
 
-OUT = "data/tasks.jsonl"
+OUT = output("tasks")
 
 
 @task(cache_policy=NO_CACHE, persist_result=False)
@@ -66,7 +67,7 @@ def main(item: str | None = None, on_bad_record: str | None = None) -> None:
     """Entry point for `hindsight stage tasks` / `python -m flows.stages.task_list`."""
     from household.tasks import TASK_TYPES
 
-    params = load_params()
+    params = stage_params("tasks")
     tasks = section(params, "tasks")
     types = tasks.get("task_types", "all")
     if types != "all":

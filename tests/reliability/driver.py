@@ -46,9 +46,13 @@ def driver_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
     from flows.runtime.items import StagePlan
     from flows.runtime.llm_stage import run_llm_stage
 
+    from flows.runtime.params import StageParams
+
+    # Declared as dvc.yaml declares an LLM stage's params (the driver is not in dvc.yaml).
+    params = StageParams(params, STAGE, ("llm", "pipeline.on_bad_record", "pipeline.max_failure_share"))
     recipe = StagePlan(plan, (params, policy))
     planned = recipe()
-    return run_llm_stage(STAGE, params, ("llm",), planned.items, planned.work, OUTPUT, "reflection", (INPUT,),
+    return run_llm_stage(STAGE, params, planned.items, planned.work, OUTPUT, "reflection", (INPUT,),
                          quarantined=planned.quarantined, plan=recipe)
 
 

@@ -27,11 +27,13 @@ def evaluate_items(params: dict, variant: str) -> dict:
     from flows.runtime.items import StagePlan
     from flows.runtime.llm_stage import run_llm_stage
     from flows.runtime.stage_io import GT_POOL, HINDSIGHT_POOL, TASKS
-    from flows.stages.evaluate import SECTIONS, plan
+    from flows.runtime.params import stage_params
+    from flows.stages.evaluate import plan
 
+    params = stage_params("evaluate", params)
     recipe = StagePlan(plan, (params, variant, "fail"))
     planned = recipe()
-    return run_llm_stage(f"evaluate-{variant}", params, SECTIONS, planned.items, planned.work, OUT, "rollout",
+    return run_llm_stage(f"evaluate-{variant}", params, planned.items, planned.work, OUT, "rollout",
                          (TASKS, GT_POOL, HINDSIGHT_POOL), quarantined=planned.quarantined, plan=recipe)
 
 
