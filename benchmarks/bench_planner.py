@@ -3,6 +3,7 @@
     .venv/bin/python benchmarks/bench_planner.py [--per-type 4] [--variants hindsight,no_hindsight,...]
         [--hindsight-pool data/pools/hindsight.jsonl] [--params params.yaml] [--out FILE] [--json]
     .venv/bin/python benchmarks/bench_planner.py --from-rollouts data/relabel/rollouts.jsonl   # summarize only
+        [--timing details/timing/collect.jsonl]   # default: the timing file of the stage that wrote them
 
 The sample: `--per-type` tasks of each task type of `--split` (pools.select.stratified, seed world.seed), the same
 for every variant. The gt pool is drawn as the `gt_pool` stage draws it (params pools.*); the hindsight pool is read
@@ -54,8 +55,9 @@ def missed_targets(results: dict[str, dict[str, Any]]) -> list[str]:
     return missed
 
 
-def _quality(rollouts: list[dict[str, Any]]) -> dict[str, Any]:
+def _quality(rollouts: list[dict[str, Any]], timings: dict[str, Any]) -> dict[str, Any]:
     from pools.metrics import adapter_accuracy, alfred_rates, cost, group_by
+    from pools.timing import speed
 
     m = [r["metrics"] for r in rollouts]
     actor_calls = sum(x.get("actor_calls", 0) for x in m)
@@ -73,7 +75,17 @@ def _quality(rollouts: list[dict[str, Any]]) -> dict[str, Any]:
         "stop_reasons": {k: sum(1 for x in m if x.get("stop_reason") == k) for k in sorted({x.get("stop_reason")
                                                                                            for x in m})},
         **cost(rollouts),
+        **speed(rollouts, timings),  # seconds per sub-goal from the timing lines (records carry no time)
     }
+
+
+def stage_timing_file(rollouts: str) -> Path:
+    """The timing file of the stage that wrote `rollouts` (data/relabel/rollouts.jsonl: collect; data/eval/X.jsonl:
+    evaluate-X), in the same workspace."""
+    p = Path(rollouts).resolve()
+    root = p.parents[2] if p.parent.name in ("relabel", "eval") else p.parent
+    stage = "collect" if p.parent.name == "relabel" else f"evaluate-{p.stem}"
+    return root / "details" / "timing" / f"{stage}.jsonl"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -89,11 +101,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--from-rollouts", default=None, metavar="JSONL",
                     help="only summarize rollouts a stage already wrote (e.g. data/relabel/rollouts.jsonl): no LLM")
+    ap.add_argument("--timing", default=None, metavar="JSONL",
+                    help="with --from-rollouts: the stage's timing lines (default: details/timing/<stage>.jsonl)")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
     if args.from_rollouts:
+        from pools.jsonl import read_jsonl
+        from pools.timing import by_id
+
         rows = [json.loads(line) for line in Path(args.from_rollouts).read_text().splitlines() if line.strip()]
-        q = _quality(rows)
+        tfile = Path(args.timing) if args.timing else stage_timing_file(args.from_rollouts)
+        timings = dict(by_id(read_jsonl(tfile, "timing").records)) if tfile.exists() else {}
+        if not timings:
+            print(f"note: no timing lines in {tfile}: seconds per sub-goal read 0", file=sys.stderr)
+        q = _quality(rows, timings)
         print(json.dumps(q, indent=1) if args.json else
               f"{args.from_rollouts}: {q['successes']}/{q['episodes']} succeeded, GC {q['gc']:.2f}; stops "
               f"{q['stop_reasons']}; {q['calls_per_subgoal']} calls and {q['seconds_per_subgoal']} s per sub-goal "
@@ -116,6 +137,7 @@ def main(argv: list[str] | None = None) -> int:
     from pools.jsonl import read_jsonl
     from pools.records import CriticSample, Sample
     from pools.select import stratified
+    from pools.timing import Timed, timing_row
 
     params = load_params(args.params)
     seed = int(params["world"]["seed"])
@@ -147,14 +169,17 @@ def main(argv: list[str] | None = None) -> int:
         for variant in args.variants.split(","):
             cfg = PlannerConfig.from_params(params, variant=variant, **overrides)
             t0 = time.perf_counter()
-            eps = []
+            eps, timings = [], {}
             for i, task in enumerate(picked, 1):
+                mark, t1 = client.usage.snapshot(), time.perf_counter()
                 r = run_episode(task, variant, pools, client, cfg)
                 eps.append(r.to_dict())
+                timings[r.id] = timing_row(task.id, Timed(eps[-1], time.perf_counter() - t1,
+                                                          client.usage.summary(since=mark)))
                 print(f"{variant} {i}/{len(picked)} {task.task_type}: success={r.success} gc={r.gc:.2f} "
                       f"steps={len(r.steps)} stop={r.metrics['stop_reason']}", file=sys.stderr, flush=True)
             episodes[variant] = eps
-            results[variant] = {**_quality(eps), "wall_seconds": round(time.perf_counter() - t0, 1)}
+            results[variant] = {**_quality(eps, timings), "wall_seconds": round(time.perf_counter() - t0, 1)}
     paired = None
     if "hindsight" in episodes and "no_hindsight" in episodes:
         c = compare("hindsight", episodes["hindsight"], "no_hindsight", episodes["no_hindsight"], samples=2000)
