@@ -115,18 +115,6 @@ def minimal_workspace(root: Path, endpoint_url: str, model: str, rows: list[dict
     return root
 
 
-TIMINGS = ("seconds", "outside_llm_share")  # measured wall-clock fields of a rollout (metrics, llm, llm.roles.*)
-
-
-def without_timings(obj: Any) -> Any:
-    """A record without its measured wall-clock fields: all that two runs of the same episode may differ in."""
-    if isinstance(obj, dict):
-        return {k: without_timings(v) for k, v in obj.items() if k not in TIMINGS}
-    if isinstance(obj, list):
-        return [without_timings(v) for v in obj]
-    return obj
-
-
 def planner_answer(req: Request) -> str:
     """Plausible, parseable answers for the planner's roles, told apart by the prompt's wording (deterministic:
     the same prompt always gets the same answer, so runs compare byte for byte)."""
