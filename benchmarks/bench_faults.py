@@ -1,7 +1,7 @@
 """Fault soak on a real pipeline stage: `reflect`, its own code, on inputs the real `gt_pool` and `collect` wrote.
 
 Setup, once: a temporary workspace (the project's params.yaml, every LLM role sent to the scripted endpoint of
-tests/fakes) with `--per-type` train tasks of each of ALFRED's 7 types, chosen so that no two share a phi (the task
+planner.llm.scripted) with `--per-type` train tasks of each of ALFRED's 7 types, chosen so that no two share a phi (the task
 rewritten from its arguments): the real `gt_pool` and `collect` stages (planner variant llm_planner, scripted
 planner answers) write the gt pool and one practice rollout per task. Those two files are the stage's inputs.
 
@@ -54,7 +54,7 @@ sys.path.insert(0, str(ROOT))
 # Item failures are injected by the hundred: their tracebacks would drown the table (each is in the stage summary).
 os.environ.setdefault("PREFECT_LOGGING_LEVEL", "CRITICAL")
 
-from tests.fakes import Fault, Request, ScriptedEndpoint  # noqa: E402
+from planner.llm.scripted import Fault, Request, ScriptedEndpoint  # noqa: E402
 from tests.reliability.harness import (BIN, REASON, FaultTable, lost_and_duplicated, make_fault,  # noqa: E402
                                        planner_answer, prefect_server, write_rows, write_with_bad)
 

@@ -2,7 +2,7 @@
 
 Each configuration is a real `hindsight stage evaluate hindsight` process in one workspace: 64 episodes by default
 (4 task types x 8 tasks x valid_seen + valid_unseen, max_subgoals 3, the project's planner params otherwise), every
-LLM role sent to the scripted endpoint (tests/fakes; its own process) answering each call after a fixed 200 ms.
+LLM role sent to the scripted endpoint (planner.llm.scripted; its own process) answering each call after a fixed 200 ms.
 The LLM response cache is emptied before each run, so every configuration makes every call; the embedding cache
 is warmed once first. Dask runs join a LocalCluster of 2 worker processes x 8 threads that this script starts in
 the workspace (`pipeline.dask_address`), a fresh one per run.
@@ -50,7 +50,7 @@ SUMMARIES = (f"details/stages/evaluate-{VARIANT}.json", f"metrics/stages/evaluat
 _ENDPOINT = """
 import sys, time
 sys.path.insert(0, sys.argv[2])
-from tests.fakes import Fault, ScriptedEndpoint
+from planner.llm.scripted import Fault, ScriptedEndpoint
 from tests.reliability.harness import planner_answer
 latency = float(sys.argv[1])
 with ScriptedEndpoint(lambda req: Fault.delay(latency, planner_answer(req))) as ep:

@@ -8,15 +8,15 @@ from typing import Iterator
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:  # `from tests.fakes import ...` works however pytest is started
+if str(ROOT) not in sys.path:  # `from planner.llm.scripted import ...` works however pytest is started
     sys.path.insert(0, str(ROOT))
 
-from tests.fakes import ScriptedEndpoint  # noqa: E402
+from planner.llm.scripted import ScriptedEndpoint  # noqa: E402
 
 
 @pytest.fixture
 def scripted_endpoint() -> Iterator[ScriptedEndpoint]:
-    """A started fake OpenAI-compatible endpoint; script it with `.push(...)` (see tests/fakes)."""
+    """A started fake OpenAI-compatible endpoint; script it with `.push(...)` (see planner/llm/scripted.py)."""
     with ScriptedEndpoint() as endpoint:
         yield endpoint
 

@@ -18,7 +18,7 @@ from household.tasks import load_tasks
 from planner.gt import build_gt_samples
 from pools.jsonl import read_jsonl, write_jsonl
 from pools.metrics import details
-from tests.fakes.scripted_endpoint import ScriptedEndpoint
+from planner.llm.scripted import ScriptedEndpoint
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = data_path("alfworld_samples")

@@ -12,7 +12,7 @@ import pytest
 
 from planner.llm import LLMClient, LLMSettings
 from planner.llm.constrain import Constraint, ConstraintError
-from tests.fakes import ScriptedEndpoint
+from planner.llm.scripted import ScriptedEndpoint
 
 SUBGOALS = ["Navigation Fridge", "PickupObject Apple", "OpenObject Fridge", "PutObject Apple Fridge",
             "Navigation CounterTop", 'Say "yes"\\now']  # the last one: quotes and a backslash must be escaped

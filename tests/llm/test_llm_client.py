@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from planner.llm import LLMClient, LLMError, LLMSettings
-from tests.fakes import Fault, Reply, ScriptedEndpoint
+from planner.llm.scripted import Fault, Reply, ScriptedEndpoint
 
 
 def test_chat_and_cache_hit(scripted_endpoint: ScriptedEndpoint, tmp_path: Path) -> None:

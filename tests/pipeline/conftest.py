@@ -31,7 +31,7 @@ from typing import Any, Iterator
 import pytest
 import yaml
 
-from tests.fakes import Request, ScriptedEndpoint
+from planner.llm.scripted import Request, ScriptedEndpoint
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent

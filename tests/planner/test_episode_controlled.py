@@ -12,7 +12,7 @@ from planner.examples import ExamplePools
 from planner.loop import run_episode
 from planner.parsing import format_args
 from planner.replay import replay
-from tests.fakes.scripted_endpoint import Request, ScriptedEndpoint
+from planner.llm.scripted import Request, ScriptedEndpoint
 from tests.planner.helpers import ListIndex, critic, sample
 
 import planner.llm.client as llm_client  # a broken import must fail the suite, never skip it

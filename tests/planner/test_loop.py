@@ -9,7 +9,7 @@ from planner.examples import ExamplePools
 from planner.generator import Belief, LLMGenerator
 from planner.loop import run_episode
 from planner.gt import build_gt_samples
-from tests.fakes.scripted_endpoint import ScriptedEndpoint
+from planner.llm.scripted import ScriptedEndpoint
 from tests.planner.helpers import ListIndex
 
 import planner.llm.client as llm_client  # a broken import must fail the suite, never skip it

@@ -15,7 +15,7 @@ from planner.gt import build_gt_critic_samples, build_gt_samples
 from planner.relabel import complete, critic_sample, reflect, robot_trace
 from planner.replay import replay
 from pools.records import Reflection, Rollout, StepRecord
-from tests.fakes.scripted_endpoint import Request, ScriptedEndpoint
+from planner.llm.scripted import Request, ScriptedEndpoint
 from tests.planner.helpers import RejectingMapper
 
 import planner.llm.client as llm_client  # a broken import must fail the suite, never skip it

@@ -12,7 +12,7 @@ from planner.grounding import Grounder
 from planner.loop import build_planner
 from planner.actors import StepContext
 from planner.variants import get_variant
-from tests.fakes.scripted_endpoint import Request, ScriptedEndpoint
+from planner.llm.scripted import Request, ScriptedEndpoint
 from tests.planner.helpers import FakeTask, ListIndex, RejectingMapper, critic, sample
 
 import planner.llm.client as llm_client  # a broken import must fail the suite, never skip it

@@ -14,7 +14,7 @@ from typing import Any, Iterable
 
 import yaml
 
-from tests.fakes import Fault, Request
+from planner.llm.scripted import Fault, Request
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent

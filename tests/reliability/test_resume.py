@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from pools.jsonl import read_jsonl
-from tests.fakes import ScriptedEndpoint
+from planner.llm.scripted import ScriptedEndpoint
 from tests.reliability.harness import (OUT, TABLE, ItemScript, driver_env, kill_and_resume, minimal_workspace,
                                        run_driver, task_rows)
 

@@ -1,4 +1,4 @@
-"""A deterministic fake OpenAI-compatible endpoint for tests that must control LLM output or faults.
+"""A deterministic fake OpenAI-compatible endpoint for tests and benchmarks that must control LLM output or faults.
 
 Serves POST /v1/chat/completions, POST /v1/completions, GET /v1/models (each model `owned_by` the
 endpoint's `owned_by`) and, when `version` is set, GET /version as vLLM does, on 127.0.0.1 (stdlib
