@@ -8,8 +8,8 @@ from pathlib import Path
 
 from household.floorplans import Place, Pose
 from household.ontology import (
-    LAMP_SURFACES, LANDMARKS, MOVABLE_RECEPTACLES, OBJECTS, PICKUPABLE, PLACE_RECEPTACLES, STARTS_OPEN_CLASSES,
-    canonical_class,
+    CONTAINERS, LAMP_SURFACES, LANDMARKS, MOVABLE_RECEPTACLES, OBJECTS, PICKUPABLE, PLACE_RECEPTACLES,
+    STARTS_OPEN_CLASSES, canonical_class,
 )
 from household.layout import ObjectSpec, Scene
 from household.tasks import Task, task_from_record
@@ -72,6 +72,7 @@ def parse_problem(text: str, where: str, floorplan: int) -> Scene:
     obj_loc: dict[str, Pose] = {}
     inside: dict[str, str] = {}
     opened: set[str] = set()
+    openable: set[str] = set()
     toggled: set[str] = set()
     agent: Pose | None = None
     for pred, rest in _FACT.findall(init):
@@ -92,6 +93,8 @@ def parse_problem(text: str, where: str, floorplan: int) -> Scene:
             inside[args[0]] = args[1]
         elif pred == "opened" and args:
             opened.add(args[0])
+        elif pred == "openable" and args:
+            openable.add(args[0])
         elif pred == "isToggled" and args:
             toggled.add(args[0])
         elif pred == "atLocation" and len(args) == 2:
@@ -100,6 +103,8 @@ def parse_problem(text: str, where: str, floorplan: int) -> Scene:
         raise ValueError(f"{where}: field 'receptacleType': no receptacles in (:init")
     if agent is None:
         raise ValueError(f"{where}: field 'atLocation': no agent location in (:init")
+    if openable:  # a cabinet or drawer the problem does not call openable has no door in that scene: it stands open
+        opened |= {n for n, c in recep_cls.items() if c in CONTAINERS and n not in openable}
     places: list[Place] = []
     place_ids: dict[str, str] = {}
     for name, cls in recep_cls.items():

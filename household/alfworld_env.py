@@ -248,7 +248,9 @@ class AlfworldEnv:
         self.last_visit: dict[str, int] = {}
         self.seen_places: dict[str, None] = {}
         self.seen_objs: dict[str, None] = {}
-        self.where: dict[str, str] = {}  # object name -> place id where last seen
+        # object name -> place ids whose last look listed it (ALFWorld lists an object that is in a receptacle
+        # standing on another at both: a mug in the coffee machine on the counter)
+        self.where: dict[str, list[str]] = {}
         self.contents: dict[str, list[str]] = {}  # place id -> object names seen on/in it (last look)
         self.open: dict[str, bool] = {p.id: p.id in self.scene.open_places
                                       for p in self.scene.places if p.cls in CONTAINERS}
@@ -369,9 +371,15 @@ class AlfworldEnv:
             texts[self._obj_text(name)] = None
         here: tuple[str, ...] = ()
         if self.at is not None:
-            here = tuple(dict.fromkeys([self._place_text(self.at), *(self._obj_text(n) for n in self._visible())]))
-        located = [(self._obj_text(n), self._places[self.where[n]].cls) for n in self.seen_objs
+            faucet = [self._faucet_text(self.at)] if self._places[self.at].cls == "SinkBasin" else []
+            here = tuple(dict.fromkeys([self._place_text(self.at), *faucet,
+                                        *(self._obj_text(n) for n in self._visible())]))
+        located = [(self._obj_text(n), self._places[self.where[n][0]].cls) for n in self.seen_objs
                    if n != self.holding and n in self.where]
+        for pid in self.seen_places:  # the faucet the backend keeps at each basin (module docstring)
+            if self._places[pid].cls == "SinkBasin":
+                texts[self._faucet_text(pid)] = None
+                located.append((self._faucet_text(pid), "SinkBasin"))
         holding = self.object_class(self.holding) if self.holding else None
         return Observation(tuple(texts), self._places[self.at].cls if self.at else None, holding, here,
                            tuple(dict.fromkeys(located)))
@@ -393,10 +401,13 @@ class AlfworldEnv:
         states += [_STATE_WORD[e] for e in ("heat", "cool", "clean") if e in self.done_effects.get(name, ())]
         return f"{cls} ({', '.join(states)})" if states else cls
 
+    def _faucet_text(self, basin: str) -> str:
+        return f"Faucet ({'on' if self.power.get(basin) else 'off'})"
+
     def _visible(self) -> list[str]:
         if self.at is None or not self.open.get(self.at, True):
             return []
-        return [n for n in self.contents.get(self.at, []) if self.where.get(n) == self.at]
+        return [n for n in self.contents.get(self.at, []) if self.at in self.where.get(n, ())]
 
     # ------------------------------------------------------------------ stepping
     def step(self, subgoal: str | SubGoal) -> StepResult:
@@ -465,11 +476,12 @@ class AlfworldEnv:
     def _known_targets(self, cls: str, is_place: bool) -> list[str]:
         if is_place:
             return [pid for pid in self.seen_places if self._places[pid].cls == cls]
+        if cls == "Faucet":
+            return [pid for pid in self.seen_places if self._places[pid].cls == "SinkBasin"]
         out: list[str] = []
         for name in self.seen_objs:
-            if name != self.holding and self.object_class(name) == cls and name in self.where:
-                if self.where[name] not in out:
-                    out.append(self.where[name])
+            if name != self.holding and self.object_class(name) == cls:
+                out += [pid for pid in self.where.get(name, ()) if pid not in out]
         return out
 
     def _navigate(self, cls: str) -> str:
@@ -502,7 +514,8 @@ class AlfworldEnv:
             if is_place:
                 if self._places[nxt].cls == cls:
                     return ""
-            elif any(self.object_class(n) == cls for n in self._visible()):
+            elif any(self.object_class(n) == cls for n in self._visible()) or (
+                    cls == "Faucet" and self._places[nxt].cls == "SinkBasin"):
                 return ""
         if is_place and at in known:
             others = [p for p in known if p != at]
@@ -517,6 +530,7 @@ class AlfworldEnv:
         self.low_steps += self._dist(self.at, pid)
         if name is None:  # a floor lamp that stands in no receptacle: ALFWorld has nowhere to `go to`
             if exploring:  # ours walks past it and sees nothing there; so does the backend, without a command
+                self.at = pid
                 self.visited.add(pid)
                 self.last_visit[pid] = self.low_steps
                 return ""
@@ -545,13 +559,16 @@ class AlfworldEnv:
             return
         if f"The {name} is open" in feedback or (pid in self.open and f"On the {name}," in feedback):
             self.open[pid] = True  # ALFWorld shows what is in it: open (or, in that game, not openable at all)
-        listed = [n for n in _listed(feedback) if n in self.cls_of]
+        listed = [n for n in _listed(feedback) if n in self.cls_of and self.cls_of[n] != "Faucet"]
         for n in self.contents.get(pid, []):
-            if self.where.get(n) == pid and n not in listed:
-                self.where.pop(n, None)  # no longer there (the agent moved it or it was never)
+            if n not in listed and pid in self.where.get(n, ()):
+                self.where[n].remove(pid)  # no longer there
+                if not self.where[n]:
+                    del self.where[n]
         self.contents[pid] = listed
         for n in listed:
-            self.where[n] = pid
+            if pid not in self.where.setdefault(n, []):
+                self.where[n].append(pid)
             self.seen_objs.setdefault(n, None)
 
     # ------------------------------------------------------------------ interactions
@@ -570,7 +587,7 @@ class AlfworldEnv:
         names = self._here_of(cls) or (self._here_of(SLICED_OF[cls]) if cls in SLICED_OF else [])
         if not names:
             if not self.open.get(self.at, True) and any(
-                    self.where.get(n) == self.at and self.object_class(n) == cls for n in self.seen_objs):
+                    self.at in self.where.get(n, ()) and self.object_class(n) == cls for n in self.seen_objs):
                 return f"{self._places[self.at].cls} is closed"
             return f"{cls} not found"
         obj, place = names[0], self.place_name[self.at]
@@ -597,6 +614,8 @@ class AlfworldEnv:
         recep = place_class(recep)
         if self.at is None:
             return f"{recep} not here"
+        if self.at not in self.place_name:  # at a floor lamp that ALFWorld has in no receptacle: nothing to put on
+            return f"{recep} cannot hold {held_cls}" if self._places[self.at].cls == recep else f"{recep} not here"
         if self._places[self.at].cls == recep:
             target = self.place_name[self.at]
         elif recep in MOVABLE_RECEPTACLES:
@@ -614,7 +633,7 @@ class AlfworldEnv:
         if not ran:
             return self._refused(f"put {held} in/on {target}")
         self.holding = None
-        self.where[held] = self.at
+        self.where[held] = [self.at]
         self.contents.setdefault(self.at, []).append(held)
         self.seen_objs.setdefault(held, None)
         place_cls = self._places[self.at].cls
@@ -643,7 +662,7 @@ class AlfworldEnv:
             self._look(pid, feedback)
         elif cls == "Fridge":  # ours cools what is in a fridge when it is closed
             for n in self.contents.get(pid, []):
-                if self.where.get(n) == pid:
+                if pid in self.where.get(n, ()):
                     self.due.setdefault(n, set()).add("cool")
         return ""
 
@@ -661,7 +680,7 @@ class AlfworldEnv:
             self.power[where] = on
             if on:
                 for n in self.contents.get(where, []):
-                    if self.where.get(n) == where:
+                    if where in self.where.get(n, ()):
                         self.due.setdefault(n, set()).add(_DUE_AT[want])
             return ""
         names = self._here_of(cls)

@@ -32,6 +32,7 @@ def test_each_subgoal_kind_maps_to_alfworld_commands():
     env = AlfworldEnv(g.task, g)
     assert _commands(env, "Navigation SinkBasin")[-1] == "go to sinkbasin 1"
     assert env.observe().location == "SinkBasin" and "Apple" in env.observe().here
+    assert "Faucet (off)" in env.observe().here  # the faucet the backend keeps, seen at the basin as in ours
     assert _commands(env, "PickupObject Apple") == ["take apple 3 from sinkbasin 1"]
     assert env.observe().holding == "Apple"
     assert env.step("PickupObject Egg").reason == "already holding Apple"  # a failure with our reason
@@ -54,7 +55,7 @@ def test_each_subgoal_kind_maps_to_alfworld_commands():
     assert _commands(env, "PickupObject Apple") == ["take apple 3 from fridge 1", "cool apple 3 with fridge 1"]
     _commands(env, "Navigation SinkBasin")
     _commands(env, "PutObject Apple SinkBasin")
-    assert _commands(env, "ToggleObjectOn Faucet") == []
+    assert _commands(env, "ToggleObjectOn Faucet") == [] and "Faucet (on)" in env.observe().here
     assert _commands(env, "PickupObject Apple") == ["take apple 3 from sinkbasin 1", "clean apple 3 with sinkbasin 1"]
     assert {"Apple (cold, clean)", "Apple (hot, cold, clean)"} & set(env.observe().objects)
     met, total = env.goal_conditions()
@@ -148,3 +149,12 @@ def test_missing_or_malformed_game_names_the_file(tmp_path):
 def test_samples_are_laid_out_as_the_tests_expect():
     assert len(find_game_dirs(SAMPLES)) == 3
     assert all((d / "game.tw-pddl").is_file() for d in find_game_dirs(Path(SAMPLES)))
+
+
+def test_containers_the_problem_does_not_call_openable_stand_open():
+    g = _game("Apple")  # floorplan 10: three cabinets without (openable ...) in ALFWorld's problem
+    cabinets = [p.id for p in g.scene.places if p.cls == "Cabinet"]
+    standing_open = sorted(set(cabinets) & g.scene.open_places)
+    assert standing_open == ["Cabinet|+00.95|+02.16|-00.14", "Cabinet|+00.95|+02.16|-00.76",
+                             "Cabinet|+00.95|+02.44|-01.78"]
+    assert len(cabinets) == 6
