@@ -73,3 +73,40 @@ def crosscheck(root: str | Path, seed: int = 0) -> dict[str, Any]:
         "disagreements": [asdict(c) for c in checks if not c.agree or (c.ours_won and c.step >= 0)],
         "results": [{**asdict(c), "agree": c.agree} for c in checks],
     }
+
+
+def differential(root: str | Path, runs: int = 4, steps: int = 80, seed: int = 0) -> dict[str, Any]:
+    """Random walks stepped in both worlds: per game, `runs` sequences of `steps` sub-goals (a quarter from our
+    expert's plan, the rest random legal ones; seeded), each ended at its first divergence (success, place or
+    held object differ), which is listed with both worlds' answers."""
+    import random
+
+    from household.env import Env
+    from household.subgoals import legal_subgoals
+
+    diverged: list[dict[str, Any]] = []
+    compared = 0
+    games = load_games(root)
+    for g in games:
+        classes = sorted({p.cls for p in g.scene.places} | {o.cls for o in g.scene.objects})
+        legal = [s for s in legal_subgoals(classes) if s != "Stop"]
+        plan = solve(g.task, seed=seed, scene=g.scene).plan
+        for run in range(runs):
+            rng = random.Random(f"{g.task.id}|{seed}|{run}")
+            ours = Env(g.task, seed=seed, scene=g.scene, max_fails=10**6, max_steps=10**9, stop_on_success=False)
+            alf = AlfworldEnv(g.task, g, seed=seed, max_fails=10**6, max_steps=10**9, stop_on_success=False)
+            for i in range(steps):
+                sg = plan[i % len(plan)] if rng.random() < 0.25 else rng.choice(legal)
+                a, b = ours.step(sg), alf.step(sg)
+                compared += 1
+                oa, ob = a.observation, b.observation
+                if a.ok != b.ok or oa.location != ob.location or oa.holding != ob.holding:
+                    diverged.append({"game": g.dir.name, "run": run, "step": i, "subgoal": sg,
+                                     "ours": {"ok": a.ok, "reason": a.reason, "at": oa.location, "holding": oa.holding},
+                                     "alfworld": {"ok": b.ok, "reason": b.reason, "at": ob.location,
+                                                  "holding": ob.holding},
+                                     "alfworld_response": " | ".join(f"{c} -> {r}" for c, r in alf.last_commands)})
+                    break
+    n = len(games) * runs
+    return {"games": len(games), "runs": n, "steps_compared": compared, "runs_diverged": len(diverged),
+            "diverged": diverged}

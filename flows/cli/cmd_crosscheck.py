@@ -13,6 +13,10 @@ def register_crosscheck(world_sub: argparse._SubParsersAction) -> None:
     cc.add_argument("--alfworld", metavar="DIR", required=True,
                     help="folder of ALFWorld games (TYPE-.../trial_.../game.tw-pddl, as alfworld-download lays out)")
     cc.add_argument("--seed", type=int, default=0)
+    cc.add_argument("--random", type=int, default=0, metavar="N",
+                    help="also step N random legal sub-goals (a quarter from the expert's plan) in both worlds, "
+                         "--runs times per game, and list each run's first divergence")
+    cc.add_argument("--runs", type=int, default=4, help="random runs per game (with --random)")
     cc.add_argument("--json", action="store_true", help="print one JSON object")
     cc.set_defaults(func=_crosscheck)
 
@@ -23,10 +27,12 @@ def _crosscheck(args: argparse.Namespace) -> int:
     if not alfworld_available():
         print(f"error: {INSTALL_HINT}", file=sys.stderr)
         return 1
-    from household.crosscheck import crosscheck
+    from household.crosscheck import crosscheck, differential
 
     try:
         out = crosscheck(args.alfworld, args.seed)
+        if args.random:
+            out["random"] = differential(args.alfworld, args.runs, args.random, args.seed)
     except (FileNotFoundError, ValueError, KeyError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
@@ -40,4 +46,11 @@ def _crosscheck(args: argparse.Namespace) -> int:
         print(f"  {d['game']}: ours {'won' if d['ours_won'] else 'lost'}, ALFWorld "
               f"{'won' if d['alfworld_won'] else 'lost'}; step {d['step']} '{d['subgoal']}': {d['reason']}; "
               f"ALFWorld said: {d['alfworld_response']!r}")
+    if "random" in out:
+        r = out["random"]
+        print(f"random sub-goals: {r['steps_compared']} steps in {r['runs']} runs; runs that diverged: "
+              f"{r['runs_diverged']}")
+        for d in r["diverged"]:
+            print(f"  {d['game']} run {d['run']} step {d['step']} '{d['subgoal']}': ours {d['ours']}, "
+                  f"ALFWorld {d['alfworld']}; ALFWorld said: {d['alfworld_response']!r}")
     return 0

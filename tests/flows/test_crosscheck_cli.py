@@ -57,3 +57,14 @@ def test_crosscheck_text_and_errors(tmp_path, capsys):
     text = capsys.readouterr().out
     assert "1 games; won in both worlds 0/1 (0.0%); verdicts agree 0/1" in text
     assert "ours won, ALFWorld lost; step 10 'PutObject SoapBar Cabinet': ALFWorld: goal not reached" in text
+
+
+def test_random_subgoals_in_both_worlds(tmp_path):
+    games = _games(tmp_path)
+    shutil.rmtree(next(games.glob("*-goal_on_toilet")))
+    out = subprocess.run([sys.executable, "-m", "flows.cli", "world", "crosscheck", "--alfworld", str(games),
+                          "--random", "30", "--runs", "2", "--json"], cwd=ROOT, capture_output=True, text=True,
+                         check=True).stdout
+    r = json.loads(out)["random"]
+    assert r["games"] == 1 and r["runs"] == 2
+    assert r["steps_compared"] == 60 and r["runs_diverged"] == 0, r["diverged"]
