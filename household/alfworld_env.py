@@ -28,7 +28,8 @@ Where the two action spaces differ, and how each difference is resolved:
   the appliance, not when the switch is flipped: goal conditions of an object left inside differ (GC only;
   every task needs the object taken out and put elsewhere).
 - Toggle. Lamps: `ToggleObjectOn/Off DeskLamp` -> `use desklamp 1` (ALFWorld flips; the backend checks the state
-  first so that 'already on' fails as in ours). Microwave and faucet: kept by the backend (above).
+  first so that 'already on' fails as in ours). Microwave and faucet: kept by the backend (above); the faucet is seen
+  at every basin as 'Faucet (on)' / 'Faucet (off)', as ours shows the faucet object it puts at each basin.
 - Open / close. `OpenObject R` -> `open r M` where the agent stands at an R; openable objects (laptops) have no
   open/close in ALFWorld: such a sub-goal fails with that reason.
 - Slice. `SliceObject X` -> `slice x N with knife M` (a knife held). ALFWorld marks the object sliced in place;
@@ -36,8 +37,11 @@ Where the two action spaces differ, and how each difference is resolved:
 - Failures. ALFWorld answers 'Nothing happens.' to any command it does not admit. The backend states why, from
   what the agent was told (closed, not here, not holding, hands full) in our words; a command our rules would
   allow but the engine refuses fails with 'ALFWorld: Nothing happens (<command>)'.
+- Objects in two places. ALFWorld lists an object in a receptacle that stands on another at both (a mug in the
+  coffee machine on the counter); the backend knows it at both, ours holds it in one (a remaining difference).
 - Goal. Success is the engine's own verdict (`won`). Goal conditions (GC) are ALFRED's, counted by our rules over
-  the engine's facts (inReceptacle, isHot/isCool/isClean, isSliced, holds, isOn).
+  the engine's facts (inReceptacle, isHot/isCool/isClean, isSliced, holds, isOn); ALFWorld's `cool` deletes isHot
+  and `heat` deletes isCool (states there, histories in ALFRED and ours).
 - Steps. Low-level steps are counted as ours counts them (travel cost between the places' poses, one per
   interaction), so that ALFRED's max_steps means the same on both backends; the engine's own command count is
   `engine_commands`.
@@ -58,7 +62,7 @@ from household.layout import Scene
 from household.navigation import NAVIGABLE, cost_table
 from household.ontology import (
     CONTAINERS, KNIVES, LANDMARKS, MOVABLE_RECEPTACLES, OPENABLE, PICKUPABLE, PLACE_RECEPTACLES, SLICEABLE,
-    SLICED_OF, SLICED_PARENT, TOGGLEABLE, canonical_class, place_class,
+    SLICED_OF, TOGGLEABLE, canonical_class, place_class,
 )
 from household.subgoals import SubGoal, parse_subgoal
 from household.tasks import Task
@@ -763,5 +767,5 @@ class AlfworldEnv:
         return met, total
 
 
-__all__ = ["AlfworldEnv", "AlfworldGame", "GAME_FILE", "INSTALL_HINT", "SLICED_PARENT", "alfworld_available",
+__all__ = ["AlfworldEnv", "AlfworldGame", "GAME_FILE", "INSTALL_HINT", "alfworld_available",
            "check_game_file", "find_game_dirs", "game_for", "load_game", "load_games", "require_alfworld"]
