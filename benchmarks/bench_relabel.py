@@ -29,6 +29,13 @@ YIELD_TARGET = 0.60
 CRITIC_TARGET = 0.80
 
 
+def _truth(task, steps, cfg, seed: int) -> str:
+    from planner.replay import replay
+
+    rep = replay(task, steps, cfg, seed)
+    return f"{rep['met']}/{rep['total']}"
+
+
 def _relabel(rollouts, pools, experts, client, cfg, critic_k: int, pool_rows: list | None = None
              ) -> dict[str, Any]:
     from flows.stages.hindsight_pool import select
@@ -54,7 +61,10 @@ def _relabel(rollouts, pools, experts, client, cfg, critic_k: int, pool_rows: li
             pool_rows += select([comp.to_dict()] if comp else [], [cs.to_dict()], cfg.keep_unverified)
         usage = client.usage.summary(since=mark)
         rows.append({"task_id": ro.task_id, "task_type": ro.task_type, "verified": verified, "rounds": rounds,
-                     "repairs": rounds - 1, "critic_match": cs.verified, "calls": usage["calls"],
+                     "repairs": rounds - 1, "critic_match": cs.verified,
+                     "critic_value": f"{cs.value_num}/{cs.value_den}",
+                     "critic_truth": _truth(task, cs.steps, cfg, ro.seed),
+                     "calls": usage["calls"],
                      "seconds": round(time.perf_counter() - t0, 2), "error": error})
     n = len(rows)
     ok = [r for r in rows if r["verified"]]

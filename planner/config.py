@@ -65,6 +65,9 @@ RELABEL_DEFAULTS: dict[str, Any] = {
                                  # world state (constrained decoding), and the world runs it before the next pick
     "complete_classes": "task",  # stepwise picks: 'task' (ours) = only sub-goals over the classes the task and the
                                  # expert's plan name; 'all' = every legal sub-goal (the paper's call is free text)
+    "complete_guide": "expert",  # stepwise picks (ours): 'expert' = no pick that undoes progress along the expert's
+                                 # plan (the shortest tail of it that still reaches the goal must not grow; replayed;
+                                 # only when show_expert); 'none' = no such check (the paper has no stepwise picks)
 }
 
 
@@ -107,6 +110,7 @@ class PlannerConfig:
     repair_temperature: float = RELABEL_DEFAULTS["repair_temperature"]
     completion: str = RELABEL_DEFAULTS["completion"]
     complete_classes: str = RELABEL_DEFAULTS["complete_classes"]
+    complete_guide: str = RELABEL_DEFAULTS["complete_guide"]
     seed: int = 0            # from world.seed
     max_fails: int = 10      # from world.max_fails
     max_steps: int = 1000    # from world.max_steps

@@ -14,7 +14,6 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
-from household.backends import open_env
 from household.expert import expert_plan
 from household.metrics import episode_metrics
 from household.tasks import Task
@@ -29,6 +28,7 @@ from planner.grounding import Grounder, classes_of
 from planner.legal import legal_now, named_classes, task_scope, where_text
 from planner.parsing import args_accuracy
 from planner.prompting import inline_step, render
+from planner.replay import new_env
 from planner.variants import Variant, get_variant
 from pools.records import ARG_KEYS, Rollout, StepRecord
 
@@ -175,8 +175,7 @@ def run_episode(task: Task, variant: str, pools: ExamplePools, client: Any, cfg:
     spec = get_variant(variant)
     seed = cfg.seed if seed is None else seed
     mark = client.usage.snapshot() if client is not None else None
-    env = open_env(task, cfg.backend, cfg.alfworld_games, seed=seed, max_fails=cfg.max_fails, max_steps=cfg.max_steps,
-                   explore_budget=cfg.explore_budget)
+    env = new_env(task, cfg, seed)
     expert = expert_plan(task, seed=seed, scene=env.scene)  # the scene is built once per episode
     expert_len = len(expert)
     instruction = task.instruction(0)

@@ -102,7 +102,9 @@ def complete(reflection: Reflection, rollout: Rollout, task: Task, client: Any, 
     resample = False
     for rnd in range(cfg.repair_rounds + 1):
         if cfg.completion == "stepwise":
-            added = _pick_steps(task, scene, rollout.seed, kept, base, client, cfg, named, grounder)
+            guide = list(expert.steps) if expert is not None and cfg.show_expert and cfg.complete_guide == "expert" \
+                else []
+            added = _pick_steps(task, scene, rollout.seed, kept, base, client, cfg, named, grounder, guide)
             answer = format_plan(added)
         elif cfg.completion == "line":
             # A round after one that ran without failing but fell short of the goal has nothing new to be told:
@@ -146,14 +148,17 @@ def complete(reflection: Reflection, rollout: Rollout, task: Task, client: Any, 
 
 
 def _pick_steps(task: Task, scene: Scene, seed: int, kept: Sequence[tuple[str, str]], head: str, client: Any,
-                cfg: PlannerConfig, classes: Sequence[str], grounder: Grounder) -> list[str]:
+                cfg: PlannerConfig, classes: Sequence[str], grounder: Grounder, guide: Sequence[str] = ()
+                ) -> list[str]:
     """One stepwise round: the model picks each next sub-goal from those legal in the world the trace left.
 
     The world runs each pick before the next is asked for, so the prompt always ends in what really happened. The
     round ends at the goal, at its first failure (the next round continues from it), at the world's limits or after
     `complete_steps` picks. The legal set is the planner's own (`legal_now`, over what the world has shown and the
     classes the task and the expert's plan name), so the sample stays one a planner could have written. With
-    `complete_classes: task` only sub-goals over those classes are offered (a small model otherwise wanders).
+    `complete_classes: task` only sub-goals over those classes are offered (a small model otherwise wanders); with
+    a `guide` (the expert's plan, `complete_guide: expert`), no pick that undoes progress along it (putting the
+    tomato in the bin before it is heated); the model still chooses the order and the detours.
     """
     env = new_env(task, cfg, seed, scene)
     visited = {env.world_state()}
@@ -173,6 +178,9 @@ def _pick_steps(task: Task, scene: Scene, seed: int, kept: Sequence[tuple[str, s
         # the world's own (where every object is), not the observation: a put changes what the agent sees little.
         path = [sg for sg, _ in kept] + added
         legal = [a for a in legal if _lands(task, scene, seed, cfg, path + [a]) not in visited]
+        if guide:  # hindsight: drop the picks that undo progress along the expert's plan (see `_progress_along`)
+            now = _progress_along(task, scene, seed, cfg, path, guide)
+            legal = [a for a in legal if _progress_along(task, scene, seed, cfg, path + [a], guide) >= now] or legal
         if cfg.complete_classes == "task":  # the task's classes first; others only when those are spent
             legal = [a for a in legal if set(a.split()[1:]) <= set(classes)] or legal
         if not legal:  # every legal step leads back: nothing new can happen from here
@@ -191,6 +199,19 @@ def _pick_steps(task: Task, scene: Scene, seed: int, kept: Sequence[tuple[str, s
         if not res.ok:
             break
     return added
+
+
+def _progress_along(task: Task, scene: Scene, seed: int, cfg: PlannerConfig, path: Sequence[str],
+                    guide: Sequence[str]) -> int:
+    """How far along `guide` (the expert's plan) `path` has got: the largest j such that running guide[j:] after
+    `path` reaches the goal, or after a walk back to where guide[j] happens (the plan's last walk before it):
+    len(guide) = already there; -1 = no tail does. Replays, ~1 ms each."""
+    def tails(j: int) -> list[list[str]]:
+        walk = next((sg for sg in reversed(guide[:j]) if sg.startswith("Navigation ")), None)
+        back = [[walk, *guide[j:]]] if walk and j < len(guide) and not guide[j].startswith("Navigation ") else []
+        return [list(guide[j:])] + back
+    return next((j for j in range(len(guide), -1, -1)
+                 if any(replay(task, [*path, *t], cfg, seed, scene)["success"] for t in tails(j))), -1)
 
 
 def _lands(task: Task, scene: Scene, seed: int, cfg: PlannerConfig, steps: Sequence[str]) -> tuple:

@@ -15,7 +15,7 @@ from flows.runtime.stage_io import GT_POOL, HINDSIGHT_POOL, TASKS, read_input
 from flows.runtime.workspace import path
 from pools.jsonl import atomic_write_text, read_jsonl, write_json
 from pools.metrics import details, headline, sr_by_type_rows
-from pools.select import stratified
+from pools.select import at_most, stratified
 from pools.timing import by_id
 
 
@@ -37,6 +37,7 @@ def plan(params: dict[str, Any], variant: str, policy: str) -> Planned:
     else:
         chosen = [row for split in ev["splits"]
                   for row in stratified(tasks.records, int(ev["per_type"]), int(world["seed"]), split=split)]
+        chosen = at_most(chosen, int(ev.get("max_tasks", 0)), int(world["seed"]))
         task_of = {row["id"]: get_task(row["id"]) for row in chosen}  # the task index loads here, not in an item
     items = [(row["id"], row) for row in chosen]
 
@@ -48,8 +49,8 @@ def plan(params: dict[str, Any], variant: str, policy: str) -> Planned:
 
 @flow(name="evaluate")
 def evaluate_flow(params: dict[str, Any], variant: str, policy: str) -> dict[str, Any]:
-    params = stage_params("evaluate", params)  # what dvc.yaml declares for the stage, and only that
     """Run `variant` on per_type tasks of each task type in each evaluation split."""
+    params = stage_params("evaluate", params)  # what dvc.yaml declares for the stage, and only that
     # A plan, not just a closure: on Dask each worker rebuilds it from params and the input files.
     recipe = StagePlan(plan, (params, variant, policy))
     planned = recipe()

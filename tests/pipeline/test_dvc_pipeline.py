@@ -61,6 +61,7 @@ RERUNS: dict[str, set[str]] = {
     "relabel.repair_temperature": {"complete"},
     "relabel.completion": {"complete"},
     "relabel.complete_classes": {"complete"},
+    "relabel.complete_guide": {"complete"},
     "relabel.critic_examples": {"critic"},
     "relabel.keep_unverified": {"pool"},
     "relabel.show_expert": RELABEL_PROMPTS,

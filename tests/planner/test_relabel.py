@@ -184,6 +184,41 @@ def test_stepwise_completion_picks_legal_task_steps_and_keeps_the_robots_failure
     assert plan[0] not in _options(bodies[0])
 
 
+def _heat_case():
+    """A heat task where the object, once put down unheated at the target, must be fetched back to be heated (the
+    expert's walk back to the microwave and the rest of its plan no longer reach the goal: one object of the class)."""
+    for task in load_tasks("valid_seen"):
+        if task.task_type != "pick_heat_then_place_in_recep":
+            continue
+        plan = expert_plan(task, seed=0)
+        obj, parent = task.args.as_dict()["object_target"], task.args.as_dict()["parent_target"]
+        if f"PickupObject {obj}" not in plan or f"PutObject {obj} Microwave" not in plan:
+            continue  # (a sliced task picks up the slice)
+        robot = plan[:plan.index(f"PickupObject {obj}") + 1] + [f"Navigation {parent}"]
+        heat_from = plan.index("PutObject " + obj + " Microwave")
+        if replay(task, robot)["fails"] == 0 and replay(task, robot + ["Navigation Microwave", *plan[heat_from:]])[
+                "success"] and not replay(task, robot + [f"PutObject {obj} {parent}", "Navigation Microwave",
+                                                         *plan[heat_from:]])["success"]:
+            return task, plan, robot, obj, parent
+    raise AssertionError("no suitable heat task")
+
+
+@pytest.mark.parametrize("guide", ["expert", "none"])
+def test_stepwise_guide_offers_no_pick_that_undoes_progress_along_the_expert_plan(tmp_path, guide):
+    # A heat task: the robot took the object to the target receptacle unheated. Putting it in there now would
+    # leave it to be taken out again and heated: progress along the expert's plan lost, so it is not offered.
+    task, plan, robot, obj, parent = _heat_case()
+    rollout = _rollout(task, [(sg, "") for sg in robot])
+    gt = build_gt_samples([task], seed=0, navigation="expert")[0]
+    refl = Reflection.new(rollout_id=rollout.id, task_id=task.id, phi="p", think="")
+    with ScriptedEndpoint(lambda req: " " + _options(req.body)[0]) as ep, \
+            llm_client.LLMClient(ep.settings(constrain="grammar"), cache_dir=tmp_path) as client:
+        complete(refl, rollout, task, client, PlannerConfig(complete_steps=1, repair_rounds=0, complete_guide=guide),
+                 expert=gt)
+        first = _options(ep.requests[0].body)
+    assert (f"PutObject {obj} {parent}" in first) == (guide == "none"), first
+
+
 def test_critic_sample_checked_against_replay(task, tmp_path):
     plan = expert_plan(task, seed=0)
     rollout = _rollout(task, [(plan[0], ""), ("PickupObject Mug", "Mug not found")])
