@@ -1,7 +1,7 @@
 """`hindsight relabel` with the real embedded model on one short train task, end to end.
 
-Issue 9 asks that this produce a verified sample; with Qwen-1.5B it does not yet (0 of 7 in bench_relabel), so the
-test checks every piece of the real run and records the verdict instead of asserting it.
+Issue 9 asks that this produce a verified sample: with the stepwise completion (constrained picks in the replayed
+world, guided by the expert's plan) Qwen-1.5B does, and the test asserts it.
 """
 from __future__ import annotations
 
@@ -46,10 +46,8 @@ def test_relabel_one_short_task_end_to_end(tmp_path):
     assert report["task_id"] == task_id and report["phi"] and report["expert"]
     assert report["critic_sample"]["value"] and report["llm"]["calls"] >= 3
     comp = report["completion"]
-    assert "verified" in comp and ("error" in comp or comp["rounds"]), comp
-    if "error" in comp:  # nothing usable came back: a clear reason, as the stage records it
-        assert "no usable sub-goal" in comp["error"]
-        return
+    assert "error" not in comp and comp["rounds"], comp
     assert all(r["replay"] and "failure" in r for r in comp["rounds"])
-    assert comp["verified"] == comp["replay"]["success"]
-    assert len(comp["reasons"]) == len(comp["steps"])
+    # Issue 9: the default relabeling (stepwise, expert shown and guiding) yields a verified sample here.
+    assert comp["verified"] and comp["replay"]["success"], comp
+    assert not comp["reasons"] or len(comp["reasons"]) == len(comp["steps"])  # [] = no step failed
