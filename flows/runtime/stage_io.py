@@ -11,14 +11,17 @@ from flows.runtime.workspace import path
 from pools.jsonl import ReadResult, read_jsonl, write_json, write_jsonl
 from pools.manifest import build_manifest
 
-# Each data file is named once, as its stage's first `outs:` entry in dvc.yaml.
-TASKS = output("tasks")
-GT_POOL = output("gt_pool")
-ROLLOUTS = output("collect")
-REFLECTIONS = output("reflect")
-COMPLETIONS = output("complete")
-CRITIC_SAMPLES = output("critic")
-HINDSIGHT_POOL = output("pool")
+# Each data file is named once, as its stage's first `outs:` entry in dvc.yaml. Read when first imported (PEP 562),
+# so a workspace running a pipeline of its own (the reliability tests' driver) can import the rest of this module.
+OUTPUT_OF = {"TASKS": "tasks", "GT_POOL": "gt_pool", "ROLLOUTS": "collect", "REFLECTIONS": "reflect",
+             "COMPLETIONS": "complete", "CRITIC_SAMPLES": "critic", "HINDSIGHT_POOL": "pool"}
+
+
+def __getattr__(name: str) -> str:
+    """TASKS, GT_POOL, ...: the path dvc.yaml declares as the producing stage's first output."""
+    if name in OUTPUT_OF:
+        return output(OUTPUT_OF[name])
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def read_input(rel: str, schema: str, policy: str) -> ReadResult:
