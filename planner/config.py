@@ -68,6 +68,8 @@ RELABEL_DEFAULTS: dict[str, Any] = {
     "complete_guide": "expert",  # stepwise picks (ours): 'expert' = no pick that undoes progress along the expert's
                                  # plan (the shortest tail of it that still reaches the goal must not grow; replayed;
                                  # only when show_expert); 'none' = no such check (the paper has no stepwise picks)
+    "critic_outcome": True,      # ours: the critic-sample call is told whether the robot finished the task (known in
+                                 # hindsight); False = the paper's inputs only (alg. 3 l.10)
 }
 
 
@@ -111,6 +113,7 @@ class PlannerConfig:
     completion: str = RELABEL_DEFAULTS["completion"]
     complete_classes: str = RELABEL_DEFAULTS["complete_classes"]
     complete_guide: str = RELABEL_DEFAULTS["complete_guide"]
+    critic_outcome: bool = RELABEL_DEFAULTS["critic_outcome"]
     seed: int = 0            # from world.seed
     max_fails: int = 10      # from world.max_fails
     max_steps: int = 1000    # from world.max_steps

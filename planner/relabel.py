@@ -263,9 +263,12 @@ def critic_sample(rollout: Rollout, reflection: Reflection, task: Task, client: 
                   examples: Sequence[CriticSample] = (), expert: Sample | None = None) -> CriticSample:
     """The LLM values the rollout's executed steps ('the value is a/b', alg. 3 l.10); `verified` iff the replay agrees."""
     steps = [sg for sg, reason in robot_trace(rollout, cfg.collapse_repeats) if not reason]
-    prompt = render("critic_sample", examples=critic_examples(list(examples)), phi=reflection.phi,
-                    expert=_expert_line(expert, cfg), plan=format_plan(steps) or "(nothing)")
     rep = replay(task, steps, cfg, rollout.seed)
+    # In hindsight whether the robot finished is known; without it the small model values every plan as complete.
+    outcome = ("Outcome: the robot finished the task.\n" if rep["success"] else
+               "Outcome: the robot did not finish the task.\n") if cfg.critic_outcome else ""
+    prompt = render("critic_sample", examples=critic_examples(list(examples)), phi=reflection.phi,
+                    expert=_expert_line(expert, cfg), plan=format_plan(steps) or "(nothing)", outcome=outcome)
     truth = (rep["met"], rep["total"])
     # In hindsight the task is known, so is b (its number of goal conditions): the model answers a, constrained.
     b = max(truth[1], 1)

@@ -63,6 +63,7 @@ RERUNS: dict[str, set[str]] = {
     "relabel.complete_classes": {"complete"},
     "relabel.complete_guide": {"complete"},
     "relabel.critic_examples": {"critic"},
+    "relabel.critic_outcome": {"critic"},
     "relabel.keep_unverified": {"pool"},
     "relabel.show_expert": RELABEL_PROMPTS,
     "relabel.collapse_repeats": RELABEL_PROMPTS,

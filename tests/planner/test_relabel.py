@@ -233,6 +233,22 @@ def test_critic_sample_checked_against_replay(task, tmp_path):
     assert not junk.verified and (junk.value_num, junk.value_den) == (met, total)
 
 
+@pytest.mark.parametrize("outcome", [True, False])
+def test_critic_sample_is_told_the_outcome_exactly_when_critic_outcome(task, tmp_path, outcome):
+    plan = expert_plan(task, seed=0)
+    refl = Reflection.new(rollout_id="r", task_id=task.id, phi="p", think="")
+    failed, finished = _rollout(task, [(plan[0], "")]), _rollout(task, [(sg, "") for sg in plan])
+    cfg = PlannerConfig(critic_outcome=outcome)
+    with ScriptedEndpoint([" the value is 0/1", " the value is 1/1"]) as ep:
+        client = _client(ep, tmp_path)
+        critic_sample(failed, refl, task, client, cfg)
+        critic_sample(finished, refl, task, client, cfg)
+        prompts = [r.prompt for r in ep.requests]
+    assert ("Outcome: the robot did not finish the task." in prompts[0]) == outcome
+    assert ("Outcome: the robot finished the task." in prompts[1]) == outcome
+    assert "did not finish" not in prompts[1]
+
+
 def test_robot_trace_keeps_failures_and_collapses_immediate_repeats(task):
     rollout = _rollout(task, [("Navigation SinkBasin", ""), ("Navigation SinkBasin", ""),
                               ("PickupObject Egg", "Egg not found"), ("PickupObject Egg", "Egg not found"),
