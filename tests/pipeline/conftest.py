@@ -4,10 +4,11 @@ The endpoint answers by role. It tells the roles apart by the prompt templates t
 read when the copy is made, so a reworded template needs no change here) and looks the practice task up by its
 phi line, so it can make one practice task's completion reach the goal and the other's not:
 
-- `VERIFY_TYPE`'s practice task: every complete (or repair) call is answered with the task's expert plan, every
-  critic-sample call with the value the replay gives;
+- `VERIFY_TYPE`'s practice task: every complete (or repair) call is answered with the task's expert plan (a
+  stepwise pick with the plan's first step on offer), every critic-sample call with the value the replay gives;
 - `FAIL_TYPE`'s practice task: the expert plan without any step that puts something in the goal receptacle (it
-  can never reach the goal, however many repair rounds ask again), and a wrong critic value.
+  can never reach the goal, however many repair rounds ask again; a stepwise pick never takes that put either),
+  and a wrong critic value.
 
 The planner's own calls get plausible answers that change nothing in the world but where the robot stands (a walk
 to a class it has seen, then `Stop`), so the robot's trace that a completion continues never stands in the expert
@@ -71,6 +72,13 @@ def template_pattern(text: str) -> tuple[re.Pattern[str], int]:
     return re.compile("".join(out), re.S), literal
 
 
+def _choices(body: dict[str, Any] | None) -> list[str] | None:
+    """The options of a one-choice GBNF grammar in a request (a constrained pick), else None."""
+    grammar = (body or {}).get("grammar") or ""
+    line = next((ln for ln in grammar.splitlines() if ln.startswith("slot0 ::=")), None)
+    return re.findall(r'"([^"]+)"', line) if line and "slot1" not in grammar else None
+
+
 @dataclass
 class RoleScript:
     """The scripted endpoint's answers, by role (see the module docstring); records what it was asked."""
@@ -123,9 +131,15 @@ class RoleScript:
             self.calls[(role, sample["task_type"] if sample else "")] += 1
         if role in ("complete", "repair") and sample is not None:
             steps = [s for s in sample["steps"] if s != "Stop"]
-            if sample["task_type"] != VERIFY_TYPE:
-                goal = sample["args"]["parent_target"]
-                steps = [s for s in steps if not (s.startswith("PutObject ") and s.split()[-1] == goal)]
+            goal = sample["args"]["parent_target"]
+            never = (lambda s: False) if sample["task_type"] == VERIFY_TYPE else \
+                (lambda s: s.startswith("PutObject ") and s.split()[-1] == goal)
+            steps = [s for s in steps if not never(s)]
+            options = _choices(req.body)
+            if options is not None:  # a stepwise pick: the expert plan's first step on offer (never the goal put)
+                allowed = [o for o in options if not never(o)]
+                # Only the goal put left: answer what no option is, and the round ends without it.
+                return " " + next((s for s in steps if s in allowed), allowed[0] if allowed else "Stop")
             return " " + "; ".join(steps)
         if role == "critic_sample" and sample is not None:
             return " the value is {}/{}".format(*self.value(sample, fields.get("plan", ""),
@@ -201,7 +215,9 @@ class Project:
 
         # Every role (also those the laptop profile pins to the embedded model) goes to the scripted endpoint.
         scripted = endpoint_profile(params, endpoint.url, endpoint.model)["llm"]
-        params["llm"].update(endpoint=scripted["endpoint"], model=scripted["model"], timeout=5, retries=1)
+        # Constrained calls carry their grammar (as on llama.cpp), so stepwise completion picks can be answered.
+        params["llm"].update(endpoint=scripted["endpoint"], model=scripted["model"], timeout=5, retries=1,
+                             constrain="grammar")
         for role, over in scripted.get("roles", {}).items():
             params["llm"]["roles"][role].update(over)
         params["tasks"].update(splits=["train", "valid_seen"], task_types=list(TASK_TYPES))

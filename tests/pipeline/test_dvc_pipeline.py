@@ -206,9 +206,11 @@ def test_repro_runs_every_stage_and_pools_only_what_verifies(module_project) -> 
     hs_manifest = read_json(module_project.path / "data/pools/hindsight.manifest.json", "manifest")
     assert hs_manifest["records"] == 2 and hs_manifest["verified_share"] == 1.0
     # The endpoint was asked to complete and value both practice tasks (the failing one maybe more than once:
-    # repair rounds), and the verified one was done after its first completion.
+    # repair rounds), and the verified one was done in its first round (one stepwise pick per step added).
     calls = module_project.script.calls
-    assert calls[("complete", VERIFY_TYPE)] == 1, dict(calls)
+    done = next(c for c in completions if c["task_id"] == good)
+    assert len(done["rounds"]) == 1 and calls[("complete", VERIFY_TYPE)] == len(done["rounds"][0]["added"]), \
+        (dict(calls), done["rounds"])
     assert calls[("complete", FAIL_TYPE)] >= 1 and calls[("critic_sample", FAIL_TYPE)] == 1, dict(calls)
     assert calls[("?", "")] == 0, f"prompts no template matched: {dict(calls)}"
 

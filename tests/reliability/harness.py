@@ -147,7 +147,7 @@ def evaluate_workspace(root: Path, endpoint_url: str, model: str, *, per_type: i
         params["llm"]["roles"][role].update(over)
     params["pools"].update(gt_split="train", gt_per_type=gt_per_type)
     params["planner"].update(max_subgoals=max_subgoals)
-    params["evaluate"].update(splits=splits, per_type=per_type)
+    params["evaluate"].update(splits=splits, per_type=per_type, max_tasks=0)  # every task of those
     params["pipeline"].update(workers=1, task_runner="threads", dask_address=None)
     (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False), encoding="utf-8")
     rows = task_rows(gt_per_type, "train", types=types)
