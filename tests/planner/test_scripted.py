@@ -9,7 +9,7 @@ from planner.config import PlannerConfig
 from planner.examples import ExamplePools
 from planner.generator import Belief
 from planner.grounding import Grounder
-from planner.loop import build_planner
+from planner.assembly import build_planner
 from planner.actors import StepContext
 from planner.variants import get_variant
 from planner.llm.scripted import Request, ScriptedEndpoint

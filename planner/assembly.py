@@ -1,0 +1,121 @@
+"""A variant's planning machinery for one episode: adapter, actors over their example pools, critic and generator,
+and the decision at a real state (beam search over imagined rollouts, or LLM-Planner's whole plans)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from household.tasks import Task
+from planner.actors import Actor, StepContext
+from planner.adapter import Adapter
+from planner.beam import BeamResult, Node, beam_search
+from planner.config import PlannerConfig
+from planner.critic import Critic
+from planner.examples import ExamplePools
+from planner.generator import Belief, BeliefGenerator, LLMGenerator
+from planner.grounding import Grounder
+from planner.legal import named_classes
+from planner.prompting import render
+from planner.variants import Variant
+
+ROLE_OF_POOL = {"gt": "actor_gt", "hind": "actor_hind"}
+
+
+@dataclass
+class Planner:
+    """One variant's planning machinery for one episode (examples retrieved once: the prompts' shared prefix)."""
+
+    variant: Variant
+    cfg: PlannerConfig
+    adapter: Adapter | None
+    actors: list[Actor]
+    critic: Critic | None
+    generator: Callable[[Belief, str], Belief]
+    grounder: Grounder
+    queue: list[str] = field(default_factory=list)  # llm_planner: the rest of its written plan
+    recent_failures: list[str] = field(default_factory=list)  # sub-goals failed since the last success
+
+    def decide(self, ctx: StepContext, belief: Belief, last_failed: bool,
+               legal_for: Callable[[Belief], list[str]] | None = None) -> BeamResult:
+        """Choose the next sub-goal for the real state (each proposal from `legal_for(state)` when given)."""
+        classes = list(ctx.seen) + named_classes(ctx.args)
+        legal_for = legal_for if self.cfg.legal_actions else None
+        if self.variant.search == "replan":
+            return self._replan(ctx, belief, last_failed, classes)
+        for actor in self.actors:
+            actor.new_step()
+        # A sub-goal that already failed in this unchanged state (no success since) is not proposed again at the
+        # root unless nothing else is: a failed sub-goal changes nothing, so the retry would fail the same way.
+        # When an actor proposes only such sub-goals, up to `retry_samples` sampled calls look for another.
+        avoid = set(self.recent_failures) if self.cfg.avoid_repeats else set()
+
+        def guarded(actor: Actor) -> Callable[[Node, int], list[str]]:
+            def propose(node: Node, n: int) -> list[str]:
+                if node.actions and self.cfg.deep_proposals == "one":
+                    if node.proposer != actor.role:
+                        return []  # a deeper rollout is extended by the actor that began it, once
+                    n = 1
+                legal = legal_for(node.state) if legal_for is not None else None
+                got = actor.propose(ctx, node, n, classes, legal=legal)
+                if node.actions or not avoid:
+                    return got
+                fresh = [a for a in got if a not in avoid]
+                if not fresh and self.cfg.retry_samples > 0:  # everything proposed just failed: ask for others
+                    fresh = actor.propose_other(ctx, node, avoid, self.cfg.retry_samples, classes, legal=legal)
+                return fresh or got
+            return propose
+
+        proposers = [(a.role, guarded(a)) for a in self.actors]
+        score = (lambda nodes: self.critic.score(ctx, nodes)) if self.critic else (lambda nodes: [None] * len(nodes))
+        return beam_search(belief, proposers, self.generator, score, beam=self.cfg.beam, width=self.cfg.width,
+                           depth=self.cfg.depth)
+
+    def _replan(self, ctx: StepContext, belief: Belief, last_failed: bool, classes: list[str]) -> BeamResult:
+        # LLM-Planner: write a whole plan, execute it step by step, write a new one after a failure (or when spent).
+        if last_failed or not self.queue:
+            actor = self.actors[0]
+            actor.new_step()
+            plan = actor.write_plan(ctx, Node((), belief), classes)
+            self.queue = list(plan)
+        if not self.queue:
+            return BeamResult(None)
+        action = self.queue.pop(0)
+        return BeamResult(action, [{"subgoal": action, "value": None}], [], True)
+
+
+def build_planner(task: Task, variant: Variant, pools: ExamplePools, client: Any, cfg: PlannerConfig,
+                  leave_out: str = "", grounder: Grounder | None = None) -> Planner:
+    """Retrieve the episode's examples and assemble adapter, actors, critic and generator for a variant."""
+    text = task.instruction(0)
+    exclude = (leave_out,) if leave_out else ()
+    grounder = grounder or Grounder(cfg.map_threshold)
+    # Actor plans cover the look-ahead; LLM-Planner writes whole plans.
+    full = variant.search == "replan"
+    actors = []
+    for pool in variant.actors:
+        examples = pools.retrieve(pool, text, cfg.k, exclude_task=task.id, exclude_ids=exclude)
+        if not examples:  # e.g. no hindsight samples yet (collect stage): the other actors take the width
+            continue
+        actors.append(Actor(ROLE_OF_POOL[pool], client, examples, grounder, show_args=variant.adapter,
+                            plan_steps=cfg.max_subgoals if full else max(cfg.plan_steps, cfg.depth + 1),
+                            max_tokens=cfg.actor_tokens * (3 if full else 1), reuse_plans=cfg.reuse_plans))
+    adapter = None
+    if variant.adapter:
+        adapter = Adapter(client, pools.retrieve("gt", text, cfg.adapter_k or cfg.k, exclude_task=task.id,
+                                                 exclude_ids=exclude), cfg.adapter_tokens)
+    critic = None
+    if variant.critic_pool:
+        cexamples = pools.retrieve(variant.critic_pool, text, cfg.k, exclude_task=task.id, exclude_ids=exclude)
+        critic = Critic(client, cexamples, show_args=variant.adapter, tokens_per_rollout=cfg.critic_tokens)
+    if cfg.generator == "llm":
+        from household.ontology import canonical_class
+
+        def gen_prompt(state: Belief, subgoal: str) -> str:
+            return render("generator", instruction=text, seen=", ".join(state.seen), belief=state.text(),
+                          subgoal=subgoal)
+        generator: Callable[[Belief, str], Belief] = LLMGenerator(client, gen_prompt, canonical_class)
+    elif cfg.generator == "belief":
+        generator = BeliefGenerator()
+    else:
+        raise ValueError(f"planner.generator must be 'belief' or 'llm', not {cfg.generator!r}")
+    return Planner(variant, cfg, adapter, actors, critic, generator, grounder)
