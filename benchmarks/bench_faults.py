@@ -55,7 +55,7 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("PREFECT_LOGGING_LEVEL", "CRITICAL")
 
 from planner.llm.scripted import Fault, Request, ScriptedEndpoint  # noqa: E402
-from tests.reliability.harness import (BIN, REASON, FaultTable, lost_and_duplicated, make_fault,  # noqa: E402
+from testing.harness import (BIN, REASON, FaultTable, lost_and_duplicated, make_fault,  # noqa: E402
                                        planner_answer, prefect_server, write_rows, write_with_bad)
 
 STAGE = "reflect"

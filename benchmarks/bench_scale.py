@@ -38,7 +38,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
 
-from tests.reliability.harness import BIN, evaluate_workspace, prefect_server, set_param  # noqa: E402
+from testing.harness import BIN, evaluate_workspace, prefect_server, set_param  # noqa: E402
 
 TYPES = ("pick_and_place_simple", "pick_heat_then_place_in_recep", "pick_cool_then_place_in_recep",
          "look_at_obj_in_light")
@@ -51,7 +51,7 @@ _ENDPOINT = """
 import sys, time
 sys.path.insert(0, sys.argv[2])
 from planner.llm.scripted import Fault, ScriptedEndpoint
-from tests.reliability.harness import planner_answer
+from testing.harness import planner_answer
 latency = float(sys.argv[1])
 with ScriptedEndpoint(lambda req: Fault.delay(latency, planner_answer(req))) as ep:
     print(ep.url, flush=True)

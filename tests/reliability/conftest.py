@@ -7,7 +7,7 @@ from typing import Iterator
 import pytest
 
 from tests.pipeline.conftest import project  # noqa: F401 - the same git+DVC project copy as the pipeline tests
-from tests.reliability.harness import TABLE
+from testing.harness import TABLE
 
 SLOW_ENV = "RELIABILITY_SLOW"
 

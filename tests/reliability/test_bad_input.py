@@ -8,7 +8,7 @@ import pytest
 
 from pools.jsonl import RecordError, quarantine_path, read_json, read_jsonl
 from planner.llm.scripted import ScriptedEndpoint
-from tests.reliability.harness import (OUT, TABLE, ItemScript, bad_rows, minimal_workspace, output_ids, summary,
+from testing.harness import (OUT, TABLE, ItemScript, bad_rows, minimal_workspace, output_ids, summary,
                                        task_rows, write_rows, write_with_bad)
 
 
@@ -47,7 +47,7 @@ def test_quarantine_keeps_good_rows_and_explains_each_rejected_one(tmp_path: Pat
 def test_stage_fails_or_quarantines_and_counts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, rows: list[dict],
                                                inproc_prefect: str) -> None:
     from flows.runtime.params import load_params
-    from tests.reliability.driver import INPUT, driver_flow
+    from testing.driver import INPUT, driver_flow
 
     with ScriptedEndpoint(ItemScript()) as ep:
         root = minimal_workspace(tmp_path / "ws", ep.url, ep.model, rows)

@@ -12,7 +12,7 @@ import pytest
 
 from pools.jsonl import RecordError, read_jsonl, write_jsonl
 from planner.llm.scripted import ScriptedEndpoint
-from tests.reliability.harness import (BIN, OUT, ROOT, TABLE, ItemScript, driver_cmd, driver_env, lost_and_duplicated,
+from testing.harness import (BIN, OUT, ROOT, TABLE, ItemScript, driver_cmd, driver_env, lost_and_duplicated,
                                        minimal_workspace, output_ids, task_rows, use_driver_pipeline)
 
 

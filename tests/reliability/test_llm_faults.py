@@ -8,7 +8,7 @@ import pytest
 from flows.runtime.stage import StageFailed
 from pools.jsonl import read_jsonl
 from planner.llm.scripted import ScriptedEndpoint
-from tests.reliability.harness import (OUT, REASON, TABLE, ItemScript, lost_and_duplicated, make_fault,
+from testing.harness import (OUT, REASON, TABLE, ItemScript, lost_and_duplicated, make_fault,
                                        minimal_workspace, output_ids, set_param, summary, task_rows, thought)
 
 TIMEOUT = 0.5
@@ -35,7 +35,7 @@ def _plan(rows: list[dict], kinds: list[str]) -> tuple[dict[str, list], dict[str
 
 def test_every_fault_kind_retried_then_recorded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                 inproc_prefect: str) -> None:
-    from tests.reliability.driver import driver_flow
+    from testing.driver import driver_flow
     from flows.runtime.params import load_params
 
     kinds = list(REASON)

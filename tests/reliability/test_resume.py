@@ -10,7 +10,7 @@ import pytest
 
 from pools.jsonl import read_jsonl
 from planner.llm.scripted import ScriptedEndpoint
-from tests.reliability.harness import (OUT, TABLE, ItemScript, driver_env, kill_and_resume, minimal_workspace,
+from testing.harness import (OUT, TABLE, ItemScript, driver_env, kill_and_resume, minimal_workspace,
                                        run_driver, task_rows)
 
 PACE = 0.25  # seconds per answer, so a kill lands mid-item

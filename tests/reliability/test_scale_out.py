@@ -14,7 +14,7 @@ import pytest
 from prefect import flow
 
 from planner.llm.scripted import ScriptedEndpoint
-from tests.reliability.harness import TABLE, evaluate_workspace, planner_answer, set_param
+from testing.harness import TABLE, evaluate_workspace, planner_answer, set_param
 
 VARIANT = "hindsight"
 OUT = f"data/eval/{VARIANT}.jsonl"
@@ -118,7 +118,7 @@ def test_item_job_pickles_without_secrets(tmp_path: Path, monkeypatch: pytest.Mo
 def test_worker_refuses_inputs_that_differ_from_the_flows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A worker that sees other input files than the flow read (no shared filesystem) fails the item clearly."""
     from flows.runtime.items import ItemJob, StagePlan, run_item
-    from tests.reliability import driver
+    from testing import driver
 
     (tmp_path / "params.yaml").write_text("{}\n")
     (tmp_path / "data").mkdir()
@@ -150,8 +150,8 @@ def test_engine_on_dask_records_and_faults(tmp_path: Path, monkeypatch: pytest.M
     transient 500 recovers on the worker, a persistent one fails its item with the reason (LLMError came back)."""
     from flows.runtime.params import load_params
     from planner.llm.scripted import Fault
-    from tests.reliability.driver import driver_flow
-    from tests.reliability.harness import (OUT as DRIVER_OUT, ItemScript, minimal_workspace, output_ids, summary,
+    from testing.driver import driver_flow
+    from testing.harness import (OUT as DRIVER_OUT, ItemScript, minimal_workspace, output_ids, summary,
                                            task_rows)
 
     rows = task_rows(per_type=3)
@@ -183,8 +183,8 @@ def test_max_concurrency_holds_across_dask_worker_processes(tmp_path: Path, monk
     """2 worker processes x 4 threads, llm.max_concurrency 2: the endpoint never has more than 2 requests in flight
     (each process's own semaphore alone would let 4 through), and it does reach 2."""
     from flows.runtime.params import load_params
-    from tests.reliability.driver import driver_flow
-    from tests.reliability.harness import OUT as DRIVER_OUT, minimal_workspace, task_rows, thought
+    from testing.driver import driver_flow
+    from testing.harness import OUT as DRIVER_OUT, minimal_workspace, task_rows, thought
 
     rows = task_rows(per_type=8)  # 16 items, one call each
     script = Counting(lambda req: thought(re.search(r"ITEM (\S+)", req.prompt).group(1)), pace=0.3)

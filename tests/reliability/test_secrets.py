@@ -4,7 +4,7 @@ from __future__ import annotations
 import secrets
 from pathlib import Path
 
-from tests.reliability.harness import TABLE, output_ids, task_rows, use_driver_pipeline
+from testing.harness import TABLE, output_ids, task_rows, use_driver_pipeline
 
 
 def files_containing(root: Path, needle: bytes) -> tuple[list[str], int]:

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from planner.llm.scripted import Request, ScriptedEndpoint
-from tests.reliability.harness import (OUT, TABLE, ItemScript, driver_env, kill_and_resume, minimal_workspace,
+from testing.harness import (OUT, TABLE, ItemScript, driver_env, kill_and_resume, minimal_workspace,
                                        run_driver, set_param, summary, task_rows, thought)
 
 
@@ -40,7 +40,7 @@ class InFlight:
 def test_workers16_writes_the_bytes_of_workers1_and_caps_calls(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                               inproc_prefect: str) -> None:
     from flows.runtime.params import load_params
-    from tests.reliability.driver import driver_flow
+    from testing.driver import driver_flow
 
     rows = task_rows(per_type=16)  # 32 items
     script = InFlight([r["id"] for r in rows], pace=0.05)
@@ -83,7 +83,7 @@ def test_evaluate_with_16_workers_writes_the_bytes_of_1(tmp_path: Path, monkeypa
     from flows.runtime.params import load_params
     from flows.stages.evaluate import evaluate_flow
     from pools.jsonl import read_jsonl
-    from tests.reliability.harness import evaluate_workspace, planner_answer
+    from testing.harness import evaluate_workspace, planner_answer
 
     def answer(req: Request) -> Any:  # later requests first: finishing order differs from item order
         time.sleep(0.01 * (hash(req.prompt) % 5))
@@ -147,8 +147,8 @@ def test_faults_with_8_workers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, 
     their item with the fault's reason; nothing lost or duplicated, records in item order."""
     from flows.runtime.params import load_params
     from pools.jsonl import read_jsonl
-    from tests.reliability.driver import driver_flow
-    from tests.reliability.harness import REASON, lost_and_duplicated, make_fault, output_ids
+    from testing.driver import driver_flow
+    from testing.harness import REASON, lost_and_duplicated, make_fault, output_ids
 
     timeout = 0.5
     rows = task_rows(per_type=8)  # 16 items: one transient and one persistent fault per kind, 8 clean

@@ -16,7 +16,7 @@ import yaml
 
 from planner.llm.scripted import Fault, Request
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 TYPES = ("pick_and_place_simple", "pick_heat_then_place_in_recep")
 OUT = "data/rel/out.jsonl"
@@ -185,7 +185,7 @@ def driver_env(prefect_url: str, **extra: str) -> dict[str, str]:
 
 def driver_cmd(*args: str) -> list[str]:
     """The command line of the driver stage."""
-    return [str(BIN / "python"), "-m", "tests.reliability.driver", *args]
+    return [str(BIN / "python"), "-m", "testing.driver", *args]
 
 
 def run_driver(root: Path, env: dict[str, str], *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
@@ -349,7 +349,7 @@ def kill_and_resume(root: Path, env: dict[str, str], reference: dict[str, dict[s
 
 DRIVER_DVC_YAML = """stages:
   reldriver:
-    cmd: python -m tests.reliability.driver
+    cmd: python -m testing.driver
     deps:
       - data/tasks.jsonl
     params:

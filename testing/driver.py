@@ -3,7 +3,7 @@
 It stands in for collect/reflect (whose planner code is still moving) so the reliability suite exercises exactly
 the shared machinery every LLM stage uses: schema-checked input with the bad-record policy, Prefect task per item
 with retries on LLMError, the per-item journal, the stage lock, atomic output and the stage summary.
-Run it in a project copy as `python -m tests.reliability.driver [--on-bad-record fail|quarantine]`.
+Run it in a project copy as `python -m testing.driver [--on-bad-record fail|quarantine]`.
 """
 from __future__ import annotations
 
