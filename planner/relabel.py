@@ -84,6 +84,8 @@ def complete(reflection: Reflection, rollout: Rollout, task: Task, client: Any, 
     round is replayed from the task's initial state; while the replay fails and `repair_rounds` allow, the next
     round continues from the replay's first failed step, marked with the world's reason, so the model repairs the
     plan from the state the failure left (and the sample keeps that failure: one more recovery to learn from).
+    `completion: line` is the paper's one call writing the rest; `stepwise` picks one legal sub-goal per call in the
+    replayed world (`_pick_steps`), where a round ends at its first failure.
     """
     grounder = grounder or Grounder(cfg.map_threshold)
     trace = robot_trace(rollout, cfg.collapse_repeats)
@@ -100,10 +102,9 @@ def complete(reflection: Reflection, rollout: Rollout, task: Task, client: Any, 
     kept = list(trace)  # what the next round continues: the robot's trace, then each round's replayed part
     best: tuple[list[str], dict[str, Any]] | None = None
     resample = False
+    guide = list(expert.steps) if expert is not None and cfg.show_expert and cfg.complete_guide == "expert" else []
     for rnd in range(cfg.repair_rounds + 1):
         if cfg.completion == "stepwise":
-            guide = list(expert.steps) if expert is not None and cfg.show_expert and cfg.complete_guide == "expert" \
-                else []
             added = _pick_steps(task, scene, rollout.seed, kept, base, client, cfg, named, grounder, guide)
             answer = format_plan(added)
         elif cfg.completion == "line":

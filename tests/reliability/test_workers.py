@@ -91,7 +91,6 @@ def test_evaluate_with_16_workers_writes_the_bytes_of_1(tmp_path: Path, monkeypa
 
     with ScriptedEndpoint(answer) as ep:
         root = evaluate_workspace(tmp_path / "ws", ep.url, ep.model, per_type=4)  # 8 episodes
-        set_param(root, "evaluate.max_tasks", 0)  # all of them (the default samples 3)
         monkeypatch.chdir(root)
         outputs = {}
         for workers in (1, 16):
