@@ -87,6 +87,10 @@ def complete(reflection: Reflection, rollout: Rollout, task: Task, client: Any, 
     `completion: line` is the paper's one call writing the rest; `stepwise` picks one legal sub-goal per call in the
     replayed world (`_pick_steps`), where a round ends at its first failure.
     """
+    if cfg.completion == "stepwise" and cfg.backend != "household":
+        # Each pick replays every option from the task's start: milliseconds in ours, minutes in ALFWorld's engine.
+        raise ValueError(f"relabel.completion: stepwise replays every option in the world and needs "
+                         f"world.backend: household (not {cfg.backend!r}); use relabel.completion: line there")
     grounder = grounder or Grounder(cfg.map_threshold)
     trace = robot_trace(rollout, cfg.collapse_repeats)
     base = render("complete", examples=join_examples(actor_example(s, show_args=False) for s in examples),

@@ -219,6 +219,13 @@ def test_stepwise_guide_offers_no_pick_that_undoes_progress_along_the_expert_pla
     assert (f"PutObject {obj} {parent}" in first) == (guide == "none"), first
 
 
+def test_stepwise_completion_on_another_backend_is_a_clear_error(task, tmp_path):
+    rollout = _rollout(task, [(expert_plan(task, seed=0)[0], "")])
+    refl = Reflection.new(rollout_id=rollout.id, task_id=task.id, phi="p", think="")
+    with pytest.raises(ValueError, match="world.backend: household"):
+        complete(refl, rollout, task, None, PlannerConfig(completion="stepwise", backend="alfworld"))
+
+
 def test_critic_sample_checked_against_replay(task, tmp_path):
     plan = expert_plan(task, seed=0)
     rollout = _rollout(task, [(plan[0], ""), ("PickupObject Mug", "Mug not found")])
