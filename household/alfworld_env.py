@@ -64,9 +64,9 @@ from household.ontology import (
     CONTAINERS, KNIVES, LANDMARKS, MOVABLE_RECEPTACLES, OPENABLE, PICKUPABLE, PLACE_RECEPTACLES, SLICEABLE,
     SLICED_OF, TOGGLEABLE, canonical_class, place_class,
 )
-from household.subgoals import SubGoal, parse_subgoal
+from household.subgoals import SubGoal
 from household.tasks import Task
-from household.world import Observation, StepResult, diagnose
+from household.world import Observation, StepResult, record_step, run_subgoal
 
 GAME_FILE = "game.tw-pddl"
 INSTALL_HINT = "the ALFWorld backend needs the optional extra: pip install -e '.[alfworld]' (make setup installs it)"
@@ -419,27 +419,9 @@ class AlfworldEnv:
         self.last_commands = []
         if self._done_reason:
             return StepResult(False, f"episode is over ({self._done_reason})", self.observe(), True)
-        text = str(subgoal)
-        sg = subgoal if isinstance(subgoal, SubGoal) else parse_subgoal(subgoal)
-        if sg is None:
-            reason = diagnose(text)
-        else:
-            reason = self._dispatch(sg)
-            text = str(sg)
-        self.subgoals_executed += 1
-        ok = not reason
-        self.history.append((text, ok, reason))
-        if not ok:
-            self.failed_subgoals += 1
-        if sg is not None and sg.action == "Stop" and ok:
-            self._done_reason = "stop"
-        elif self.stop_on_success and ok and self.success:
-            self._done_reason = "success"
-        elif self.failed_subgoals >= self.max_fails:
-            self._done_reason = "max_fails"
-        elif self.low_steps >= self.max_steps:
-            self._done_reason = "max_steps"
-        return StepResult(ok, reason, self.observe(), bool(self._done_reason))
+        sg, reason = run_subgoal(subgoal, self._dispatch)
+        self._done_reason = record_step(self, subgoal, sg, reason)
+        return StepResult(not reason, reason, self.observe(), bool(self._done_reason))
 
     def _run(self, command: str) -> tuple[bool, str]:
         """Send one command if the engine admits it: (ran, ALFWorld's response)."""

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from household.goals import count_met
 from household.layout import Scene
@@ -148,28 +148,10 @@ class World:
         """Execute one sub-goal; failures return a short reason and leave the world unchanged."""
         if self._done_reason:
             return StepResult(False, f"episode is over ({self._done_reason})", self.observe(), True)
-        text = str(subgoal)
-        sg = subgoal if isinstance(subgoal, SubGoal) else parse_subgoal(subgoal)
-        if sg is None:
-            reason = _diagnose(text)
-        else:
-            reason = self._dispatch(sg)
-            text = str(sg)
-        self.subgoals_executed += 1
-        ok = not reason
-        self.history.append((text, ok, reason))
-        if not ok:
-            self.failed_subgoals += 1
+        sg, reason = run_subgoal(subgoal, self._dispatch)
         self._version += 1
-        if sg is not None and sg.action == "Stop" and ok:
-            self._done_reason = "stop"
-        elif self.stop_on_success and ok and self.success:
-            self._done_reason = "success"
-        elif self.failed_subgoals >= self.max_fails:
-            self._done_reason = "max_fails"
-        elif self.low_steps >= self.max_steps:
-            self._done_reason = "max_steps"
-        return StepResult(ok, reason, self.observe(), bool(self._done_reason))
+        self._done_reason = record_step(self, subgoal, sg, reason)
+        return StepResult(not reason, reason, self.observe(), bool(self._done_reason))
 
     def _dispatch(self, sg: SubGoal) -> str:
         act = sg.action
@@ -373,6 +355,33 @@ def _obj_text(o: Obj) -> str:
 
 
 _WORD = re.compile(r"[A-Za-z]+")
+
+
+def run_subgoal(subgoal: str | SubGoal, dispatch: Callable[[SubGoal], str]) -> tuple[SubGoal | None, str]:
+    """Parse a sub-goal and run it through a backend's `dispatch`: (the parsed sub-goal, the failure reason or '')."""
+    sg = subgoal if isinstance(subgoal, SubGoal) else parse_subgoal(subgoal)
+    return sg, (diagnose(str(subgoal)) if sg is None else dispatch(sg))
+
+
+def record_step(env: Any, subgoal: str | SubGoal, sg: SubGoal | None, reason: str) -> str:
+    """Count a step on `env` (any backend: its counters and history) and return why the episode ends ('' = on).
+
+    One rule for every backend: Stop, success (with `stop_on_success`), ALFRED's failed-action and step limits.
+    """
+    ok = not reason
+    env.subgoals_executed += 1
+    env.history.append((str(sg if sg is not None else subgoal), ok, reason))
+    if not ok:
+        env.failed_subgoals += 1
+    if sg is not None and sg.action == "Stop" and ok:
+        return "stop"
+    if env.stop_on_success and ok and env.success:
+        return "success"
+    if env.failed_subgoals >= env.max_fails:
+        return "max_fails"
+    if env.low_steps >= env.max_steps:
+        return "max_steps"
+    return ""
 
 
 def diagnose(text: str) -> str:
