@@ -2,10 +2,11 @@
 from __future__ import annotations
 
 import logging
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from household.ontology import LAMPS, MOVABLE_RECEPTACLES, PICKUPABLE, RECEPTACLES, canonical_class
 from planner.llm.constrain import Constraint
+from planner.lexicon import train_lexicon
 from planner.parsing import ARG_SHORT, empty_args, parse_args
 from planner.prompting import adapter_example, join_examples, render
 from pools.records import Sample
@@ -17,13 +18,43 @@ def _options(classes: Iterable[str], none: bool = True) -> tuple[str, ...]:
     return tuple(sorted(classes)) + (("none",) if none else ())
 
 
-# The answer line, as ALFRED's arguments can be: classes of the ontology, the four states, yes/no. Constrained
-# decoding keeps the small model from inventing classes ("goldbin") or keys; parsing still validates it.
-ARGS_CONSTRAINT = Constraint.template([
-    "object=", _options(PICKUPABLE, none=False), " parent=", _options(RECEPTACLES),
-    " mrecep=", _options(MOVABLE_RECEPTACLES), " toggle=", _options(LAMPS),
-    " state=", ("clean", "heat", "cool", "none"), " sliced=", ("yes", "no"), " two=", ("yes", "no"),
-])
+# Every value each argument can take: classes of the ontology, the four states, yes/no. Constrained decoding keeps
+# the small model from inventing classes ("goldbin") or keys; parsing still validates it.
+ALL_OPTIONS: dict[str, tuple[str, ...]] = {
+    "object_target": _options(PICKUPABLE, none=False), "parent_target": _options(RECEPTACLES),
+    "mrecep_target": _options(MOVABLE_RECEPTACLES), "toggle_target": _options(LAMPS),
+    "object_state": ("clean", "heat", "cool", "none"), "object_sliced": ("yes", "no"), "two_objects": ("yes", "no"),
+}
+EMPTY = {"object_sliced": "no", "two_objects": "no"}  # a slot's empty value as the answer writes it (else 'none')
+# Slots whose value the instruction must name: when no word points to one, only the empty value is offered. The
+# object and the parent always keep a full list when no word points to any (a rare word must not force a wrong one).
+NAMED_OR_EMPTY = ("mrecep_target", "toggle_target", "object_state", "object_sliced", "two_objects")
+ADAPTER_OPTIONS = ("all", "lexicon")
+
+
+def args_constraint(options: Mapping[str, Sequence[str]]) -> Constraint:
+    """The one-line answer 'object=.. parent=.. mrecep=.. toggle=.. state=.. sliced=.. two=..' over these options."""
+    parts: list[Any] = []
+    for i, (short, key) in enumerate(ARG_SHORT.items()):
+        parts += [("" if i == 0 else " ") + short + "=", tuple(options[key])]
+    return Constraint.template(parts)
+
+
+def lexicon_options(instruction: str, min_share: float) -> dict[str, tuple[str, ...]]:
+    """Each slot's options limited to the values the instruction's words point to (`planner.lexicon`)."""
+    lex = train_lexicon()
+    out: dict[str, tuple[str, ...]] = {}
+    for key, full in ALL_OPTIONS.items():
+        empty = EMPTY.get(key, "none")
+        named = tuple(v for v in lex.points_to(key, instruction, min_share) if v in full and v != empty)
+        if not named:
+            out[key] = (empty,) if key in NAMED_OR_EMPTY else full
+        else:
+            out[key] = named + ((empty,) if empty in full else ())
+    return out
+
+
+ARGS_CONSTRAINT = args_constraint(ALL_OPTIONS)
 
 
 class Adapter:
@@ -31,8 +62,13 @@ class Adapter:
 
     role = "adapter"
 
-    def __init__(self, client: Any, examples: Sequence[Sample], max_tokens: int = 40, constrain: bool = True) -> None:
+    def __init__(self, client: Any, examples: Sequence[Sample], max_tokens: int = 40, constrain: bool = True,
+                 options: str = "all", min_share: float = 0.1) -> None:
+        if options not in ADAPTER_OPTIONS:
+            raise ValueError(f"planner.adapter_options must be one of {ADAPTER_OPTIONS}, not {options!r}")
         self.client = client
+        self.options = options
+        self.min_share = min_share
         self.examples = join_examples(adapter_example(s) for s in examples)
         self.max_tokens = max_tokens
         self.constrain = constrain
@@ -41,11 +77,18 @@ class Adapter:
         self.calls = 0
         self.unparsed = 0  # answers missing at least one of the seven arguments
 
-    def prompt(self, instruction: str, seen: Sequence[str]) -> str:
-        """The adapter prompt for this instruction and observation."""
+    def constraint(self, instruction: str) -> Constraint:
+        """The answer's constraint: every value of each slot, or those the instruction's words point to."""
+        if self.options == "all":
+            return ARGS_CONSTRAINT
+        return args_constraint(lexicon_options(instruction, self.min_share))
+
+    def prompt(self, instruction: str, seen: Sequence[str], constraint: Constraint | None = None) -> str:
+        """The adapter prompt for this instruction and observation (its class lists are the constraint's)."""
+        slots = (constraint or self.constraint(instruction)).slots
         return render("adapter", examples=self.examples, seen=", ".join(seen) or "nothing yet",
-                      instruction=instruction.strip(), objects=", ".join(ARGS_CONSTRAINT.slots[0]),
-                      receptacles=", ".join(o for o in ARGS_CONSTRAINT.slots[1] if o != "none"))
+                      instruction=instruction.strip(), objects=", ".join(slots[0]),
+                      receptacles=", ".join(o for o in slots[1] if o != "none") or "none")
 
     def predict(self, instruction: str, seen: Sequence[str]) -> dict[str, Any]:
         """Return the predicted arguments (defaults where the LLM gave nothing usable)."""
@@ -53,8 +96,10 @@ class Adapter:
         if key in self._memo:  # same observation as an earlier step: same prompt, same answer
             return dict(self._memo[key])
         try:
-            resp = self.client.complete(self.role, self.prompt(instruction, seen), max_tokens=self.max_tokens,
-                                        stop=["\n"], constraint=ARGS_CONSTRAINT if self.constrain else None)
+            constraint = self.constraint(instruction)
+            resp = self.client.complete(self.role, self.prompt(instruction, seen, constraint),
+                                        max_tokens=self.max_tokens, stop=["\n"],
+                                        constraint=constraint if self.constrain else None)
             self.calls += 1
             args, n = parse_args(resp.text, canonical_class)
         except Exception as exc:  # LLMError or anything else: the step goes on without predictions

@@ -102,7 +102,8 @@ def build_planner(task: Task, variant: Variant, pools: ExamplePools, client: Any
     adapter = None
     if variant.adapter:
         adapter = Adapter(client, pools.retrieve("gt", text, cfg.adapter_k or cfg.k, exclude_task=task.id,
-                                                 exclude_ids=exclude), cfg.adapter_tokens)
+                                                 exclude_ids=exclude), cfg.adapter_tokens,
+                          options=cfg.adapter_options, min_share=cfg.adapter_min_share)
     critic = None
     if variant.critic_pool:
         cexamples = pools.retrieve(variant.critic_pool, text, cfg.k, exclude_task=task.id, exclude_ids=exclude)

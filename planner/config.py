@@ -20,6 +20,10 @@ PLANNER_DEFAULTS: dict[str, Any] = {
                                  # (paper: only ALFRED's limits and the sub-goal cap end an episode)
     "max_repeat_fails": 3,       # stop when the same sub-goal fails with the same reason this many times
     "avoid_repeats": True,       # don't re-propose a sub-goal that failed since the last success (unless nothing else)
+    "avoid_tried": True,         # ours: at the real state, a sub-goal already executed from the same observed state is
+                                 # not legal again unless nothing else is (the world would answer the same); the
+                                 # small model otherwise walks between two places or opens and closes one box until
+                                 # max_idle ends the episode (paper: no such rule)
     "retry_samples": 1,          # ...and when an actor proposes only those, sampled calls (each one call) for another
     "adapter_every_step": True,  # paper: the adapter predicts at every step (identical prompts hit the cache)
     "actor_tokens": 40,          # token cap per actor call (plan_steps sub-goals of ~8 tokens)
@@ -35,6 +39,10 @@ PLANNER_DEFAULTS: dict[str, Any] = {
     "allow_stop": False,         # ours: Stop is not a legal answer (the world ends the episode when the goal is met,
                                  # so Stop can only end it early: the small model stopped before the last put);
                                  # True = the paper's planner may Stop
+    "adapter_options": "lexicon",  # ours: each argument's answer is limited to the values the instruction's words
+                                 # point to, by counts over ALFRED's train annotations (planner/lexicon.py);
+                                 # 'all' = every class of the ontology (paper: free text, no list)
+    "adapter_min_share": 0.1,    # with 'lexicon': a word points to a value when P(value | word) >= this in train
     "adapter_observes": False,   # paper: the adapter reads the objects seen so far; ours on the 1.5B model: the
                                  # instruction only (it copied a seen receptacle into `parent`); same prompt each step
     "legal_scope": "task",       # ours: pick up / switch only what the predicted arguments call for (object, mrecep,
@@ -88,6 +96,7 @@ class PlannerConfig:
     max_repeat_fails: int = PLANNER_DEFAULTS["max_repeat_fails"]
     max_idle: int = PLANNER_DEFAULTS["max_idle"]
     avoid_repeats: bool = PLANNER_DEFAULTS["avoid_repeats"]
+    avoid_tried: bool = PLANNER_DEFAULTS["avoid_tried"]
     retry_samples: int = PLANNER_DEFAULTS["retry_samples"]
     adapter_every_step: bool = PLANNER_DEFAULTS["adapter_every_step"]
     actor_tokens: int = PLANNER_DEFAULTS["actor_tokens"]
@@ -99,6 +108,8 @@ class PlannerConfig:
     legal_scope: str = PLANNER_DEFAULTS["legal_scope"]
     allow_stop: bool = PLANNER_DEFAULTS["allow_stop"]
     adapter_observes: bool = PLANNER_DEFAULTS["adapter_observes"]
+    adapter_options: str = PLANNER_DEFAULTS["adapter_options"]
+    adapter_min_share: float = PLANNER_DEFAULTS["adapter_min_share"]
     k: int = RETRIEVAL_DEFAULTS["k"]
     map_threshold: float = RETRIEVAL_DEFAULTS["map_threshold"]
     adapter_k: int = RETRIEVAL_DEFAULTS["adapter_k"]

@@ -6,6 +6,8 @@ on `Stop`, on success, at the world's limits (ALFRED's failed-action and step bu
 A step where no actor gave a legal sub-goal counts as a failure of the planner (recorded with reason
 'no legal proposal'); `max_repeat_fails` of them in a row end the episode. `max_idle` sub-goals in a row that only
 lead back to states already observed (place, hands, objects seen and their states) end it too ('no_progress').
+With `avoid_tried`, a sub-goal already executed from the same observed state is off the legal list there (the world
+would answer the same), unless nothing else is legal.
 """
 from __future__ import annotations
 
@@ -90,6 +92,7 @@ def run_episode(task: Task, variant: str, pools: ExamplePools, client: Any, cfg:
     failed: list[str] = []
     trace: list[str] = []  # every executed sub-goal, failed ones with the world's reason inline (prompt form)
     visited: set[str] = {env.observe().text()}  # observed states so far (for the no-progress rule)
+    tried: dict[str, set[str]] = {}  # observed state -> sub-goals already executed from it (planner.avoid_tried)
     idle = 0
     last_failed = False
     no_prop_streak = 0
@@ -100,6 +103,7 @@ def run_episode(task: Task, variant: str, pools: ExamplePools, client: Any, cfg:
         if env.done:
             break
         obs = env.observe()
+        obs_text = obs.text()
         seen = tuple(classes_of(obs.objects))
         # The real observation is authoritative for what is seen, where and held; the belief keeps what was done.
         held = classes_of([obs.holding]) if obs.holding else []
@@ -123,15 +127,18 @@ def run_episode(task: Task, variant: str, pools: ExamplePools, client: Any, cfg:
             scope = task_scope(pred) if cfg.legal_scope == "task" else None
 
             def legal_for(state: Belief) -> list[str]:
-                return legal_now(seen, _here(obs, state), state.holding, named, cfg.nav_targets, scope,
-                                 cfg.allow_stop)
+                legal = legal_now(seen, _here(obs, state), state.holding, named, cfg.nav_targets, scope,
+                                  cfg.allow_stop)
+                if cfg.avoid_tried and state is belief:  # the real state only: imagined ones were never observed
+                    legal = [a for a in legal if a not in tried.get(obs_text, ())] or legal
+                return legal
             result = planner.decide(ctx, belief, last_failed, legal_for)
         else:
             action = expert_queue.pop(0) if expert_queue else None
             result = BeamResult(action, [{"subgoal": action, "value": None}] if action else [], [], True)
         if result.action is None:
             no_prop_streak += 1
-            rec = StepRecord(subgoal=NO_SUBGOAL, ok=False, reason=NO_PROPOSAL, observation=obs.text(), pddl_pred=pred,
+            rec = StepRecord(subgoal=NO_SUBGOAL, ok=False, reason=NO_PROPOSAL, observation=obs_text, pddl_pred=pred,
                              candidates=[], repeat_fail=no_prop_streak - 1)
             steps.append(rec)
             _notify(on_step, index, obs, pred, result, rec)
@@ -142,6 +149,7 @@ def run_episode(task: Task, variant: str, pools: ExamplePools, client: Any, cfg:
             continue
         no_prop_streak = 0
         action = result.action
+        tried.setdefault(obs_text, set()).add(action)
         sr = env.step(action)
         trace.append(inline_step(action, "" if sr.ok else sr.reason or "failed"))
         key = (action, sr.reason or "")
@@ -157,7 +165,7 @@ def run_episode(task: Task, variant: str, pools: ExamplePools, client: Any, cfg:
             if planner is not None:
                 planner.recent_failures.clear()
         last_failed = not sr.ok
-        rec = StepRecord(subgoal=action, ok=bool(sr.ok), reason=sr.reason or "", observation=obs.text(),
+        rec = StepRecord(subgoal=action, ok=bool(sr.ok), reason=sr.reason or "", observation=obs_text,
                          pddl_pred=pred, candidates=[dict(c) for c in result.candidates],
                          repeat_fail=repeat if not sr.ok else 0)
         steps.append(rec)

@@ -1,6 +1,8 @@
 """The closed loop with the real world and a scripted LLM: failure rule, limits, records, expert upper bound."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from household.tasks import load_tasks
@@ -110,3 +112,35 @@ def test_wandering_between_known_places_ends_the_episode(task, pools, tmp_path):
         r = run_episode(task, "no_hindsight", pools, client, PlannerConfig(k=2, width=1, max_subgoals=12,
                                                                            max_idle=0, legal_actions=False))
     assert r.metrics["stop_reason"] == "max_subgoals" and len(r.steps) == 12
+
+
+def _options(body) -> list[str]:
+    """The options of a one-choice GBNF grammar in a request (a constrained actor answer)."""
+    import re
+    grammar = (body or {}).get("grammar") or ""
+    line = next((ln for ln in grammar.splitlines() if ln.startswith("slot0 ::=")), "")
+    return re.findall(r'"([^"]+)"', line) if "slot1" not in grammar else []
+
+
+@pytest.mark.parametrize("avoid", [True, False])
+def test_a_sub_goal_already_tried_from_this_state_is_not_legal_again(task, pools, tmp_path, avoid):
+    # The actor always wants the bed, else the side table: without `avoid_tried` it walks to the bed again and
+    # again from where it stands (the same observed state, the same answer); with it, what was already done from
+    # an observed state is off the legal list there, so it tries something else.
+    def answer(request):
+        if request.prompt.startswith("Read each"):
+            return " object=Book parent=SideTable mrecep=none toggle=none state=none sliced=no two=no"
+        options = _options(request.body)
+        assert options, "the actor's answer is constrained to the legal sub-goals"
+        return " " + next((o for o in ("Navigation Bed", "Navigation SideTable") if o in options), options[0])
+
+    with ScriptedEndpoint(answer) as ep, \
+            llm_client.LLMClient(replace(ep.settings(), constrain="grammar"), cache_dir=tmp_path) as client:
+        cfg = PlannerConfig(k=2, width=1, max_subgoals=8, max_idle=0, avoid_tried=avoid)
+        r = run_episode(task, "no_hindsight", pools, client, cfg)
+    pairs = [(s.observation, s.subgoal) for s in r.steps]
+    if avoid:
+        assert len(set(pairs)) == len(pairs), "a sub-goal was executed twice from the same observed state"
+        assert {s.subgoal for s in r.steps} - {"Navigation Bed", "Navigation SideTable"}
+    else:
+        assert len(set(pairs)) < len(pairs)

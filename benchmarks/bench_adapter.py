@@ -1,0 +1,118 @@
+"""Adapter accuracy per argument, on a fixed seeded sample, for each way of listing the answer's options.
+
+    .venv/bin/python benchmarks/bench_adapter.py [--per-type 10] [--split valid_unseen] [--options all,lexicon]
+        [--params params.yaml] [--json]
+
+The adapter alone (one call per task, the instruction the planner gets, no observation as `adapter_observes: false`),
+with the params' adapter model, its gt examples retrieved as an episode retrieves them (pools.gt_per_type, the task
+itself excluded), on `--per-type` tasks of each type (pools.select.stratified, seed world.seed; the same sample as
+bench_planner's for the same --per-type). `--options`: `all` lists every class of the ontology (the constraint of
+sessions before), `lexicon` only the values the instruction's words point to (planner/lexicon.py,
+`planner.adapter_min_share`). A fresh response cache makes every call paid. Prints, per mode, the accuracy of each
+argument, the share of tasks with all seven right, prompt tokens and seconds per call.
+Target (issue 10): object_target accuracy >= 90% with the params' mode; exit 1 if missed.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+OBJECT_TARGET_ACC = 0.90
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--params", default="params.yaml")
+    ap.add_argument("--per-type", type=int, default=10, help="tasks per task type")
+    ap.add_argument("--split", default="valid_unseen")
+    ap.add_argument("--options", default="all,lexicon", help="comma-separated modes: all, lexicon")
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args(argv)
+
+    from flows.runtime.workspace import configure
+    configure()
+    from flows.runtime.llm_stage import llm_client
+    from flows.runtime.params import load_params
+    from household.tasks import load_tasks
+    from planner.adapter import Adapter
+    from planner.config import PlannerConfig
+    from planner.examples import ExamplePools
+    from planner.gt import draw_gt_pool
+    from planner.parsing import args_accuracy
+    from pools.records import ARG_KEYS
+    from pools.select import stratified
+
+    params = load_params(args.params)
+    cfg = PlannerConfig.from_params(params)
+    seed = int(params["world"]["seed"])
+    train = [{"id": t.id, "split": t.split, "task_type": t.task_type} for t in load_tasks("train")]
+    gt, critic = draw_gt_pool(train, int(params["pools"]["gt_per_type"]), seed, split=params["pools"]["gt_split"],
+                              navigation=str(params["pools"].get("gt_navigation", "object")))
+    pools = ExamplePools(gt=gt, hind=[], critic=critic)
+    tasks = load_tasks(args.split)
+    by_id = {t.id: t for t in tasks}
+    rows = [{"id": t.id, "split": t.split, "task_type": t.task_type} for t in tasks]
+    picked = [by_id[r["id"]] for r in stratified(rows, args.per_type, seed, split=args.split)]
+    pools.retrieve("gt", "warm-up", 1)
+    results: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory() as cache, llm_client(params, cache_dir=Path(cache)) as client:
+        client.complete("adapter", "warm-up", max_tokens=1)  # start the server outside the timings
+        for mode in args.options.split(","):
+            hits = dict.fromkeys(ARG_KEYS, 0)
+            all_right, seconds, mark = 0, 0.0, client.usage.snapshot()
+            misses: list[dict[str, Any]] = []
+            for task in picked:
+                text = task.instruction(0)
+                adapter = Adapter(client, pools.retrieve("gt", text, cfg.adapter_k or cfg.k, exclude_task=task.id),
+                                  cfg.adapter_tokens, options=mode, min_share=cfg.adapter_min_share)
+                t0 = time.perf_counter()
+                pred = adapter.predict(text, ())
+                seconds += time.perf_counter() - t0
+                acc = args_accuracy(pred, task.args.as_dict())
+                for k in ARG_KEYS:
+                    hits[k] += acc[k]
+                all_right += all(acc.values())
+                if not acc["object_target"]:
+                    misses.append({"instruction": text, "truth": task.args.object_target,
+                                   "said": pred["object_target"]})
+            n = len(picked)
+            usage = client.usage.summary(since=mark, measured=False)
+            results[mode] = {"tasks": n, "accuracy": {k: round(v / n, 4) for k, v in hits.items()},
+                             "all_seven": round(all_right / n, 4), "seconds_per_call": round(seconds / n, 2),
+                             "prompt_tokens_per_call": round(usage["prompt_tokens"] / max(usage["calls"], 1), 1),
+                             "object_misses": misses}
+            print(f"{mode}: {n} tasks done", file=sys.stderr, flush=True)
+    out = {"split": args.split, "per_type": args.per_type, "seed": seed, "model": client.model_id_for("adapter"),
+           "gt_examples": len(gt), "adapter_k": cfg.adapter_k, "min_share": cfg.adapter_min_share, "modes": results}
+    if args.json:
+        print(json.dumps(out, indent=1))
+    else:
+        print(f"{args.split}: {len(picked)} tasks ({args.per_type} per type, seed {seed}), one call each, cold cache; "
+              f"model {out['model']}; {cfg.adapter_k} of {len(gt)} gt examples per prompt")
+        keys = list(ARG_KEYS)
+        print(f"{'options':8s} " + " ".join(f"{k.split('_')[0][:7]:>7s}" for k in keys)
+              + f" {'all 7':>6s} {'tok/call':>8s} {'s/call':>6s}")
+        for mode, q in results.items():
+            print(f"{mode:8s} " + " ".join(f"{q['accuracy'][k]:7.0%}" for k in keys)
+                  + f" {q['all_seven']:6.0%} {q['prompt_tokens_per_call']:8.0f} {q['seconds_per_call']:6.2f}")
+            for m in q["object_misses"]:
+                print(f"    object miss: {m['instruction']!r}: said {m['said'] or 'nothing'}, truth {m['truth']}")
+    mode = cfg.adapter_options
+    if mode in results:
+        acc = results[mode]["accuracy"]["object_target"]
+        ok = acc >= OBJECT_TARGET_ACC
+        print(("target met" if ok else "TARGET MISSED") + f": object_target accuracy {acc:.0%} "
+              f"({'>=' if ok else '<'} {OBJECT_TARGET_ACC:.0%}) with planner.adapter_options: {mode}", file=sys.stderr)
+        return 0 if ok else 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

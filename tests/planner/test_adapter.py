@@ -1,0 +1,65 @@
+"""The adapter's answer options: every class, or the values the instruction's words point to (the lexicon)."""
+from __future__ import annotations
+
+import pytest
+
+from planner.adapter import ALL_OPTIONS, ARGS_CONSTRAINT, Adapter, lexicon_options
+from planner.lexicon import Lexicon, train_lexicon, words
+
+
+def test_words_drop_plain_plurals_only():
+    assert words("Put two Apples, a glass and the keys") == {"put", "two", "apple", "a", "glass", "and", "the", "key"}
+
+
+def test_a_word_points_to_a_value_only_when_it_makes_it_likelier():
+    pairs = [("put the key on the sofa", {"object_target": "KeyChain", "two_objects": False})] * 3 \
+        + [("put the apple in the fridge", {"object_target": "Apple", "two_objects": False})] * 3 \
+        + [("put two apples in the fridge", {"object_target": "Apple", "two_objects": True})] * 3
+    lex = Lexicon(pairs)
+    # 'the' is in every sentence: P(Apple | the) = 2/3 is no higher than Apple's share anyway, so it points nowhere.
+    assert lex.points_to("object_target", "the thing", 0.1) == []
+    assert lex.points_to("object_target", "the key", 0.1) == ["KeyChain"]
+    assert lex.points_to("two_objects", "two mugs", 0.1) == ["yes"]
+    assert lex.points_to("object_target", "a rare word: key", 1.1) == []  # above any share
+    assert Lexicon(pairs[:2]).points_to("object_target", "key", 0.1) == []  # a word seen twice says nothing
+
+
+def test_train_lexicon_narrows_each_slot_to_what_the_words_name():
+    opts = lexicon_options("Put a clean wash cloth on the counter.", 0.1)
+    assert "Cloth" in opts["object_target"] and "WateringCan" not in opts["object_target"]
+    assert opts["object_target"][0] == "Cloth"  # most likely first
+    assert "CounterTop" in opts["parent_target"] and opts["parent_target"][-1] == "none"
+    assert opts["toggle_target"] == ("none",) and opts["two_objects"] == ("no",)
+    assert "clean" in opts["object_state"] and "heat" not in opts["object_state"]
+    two = lexicon_options("Put two pillows on the couch.", 0.1)
+    assert two["two_objects"] == ("yes", "no") and "Sofa" in two["parent_target"]
+    lamp = lexicon_options("Examine a set of keys under a tall lamp", 0.1)
+    assert lamp["toggle_target"][:2] == ("FloorLamp", "DeskLamp") and lamp["object_target"][0] == "KeyChain"
+    # No word points to any object: the object keeps every class (a rare word must not force a wrong one).
+    assert lexicon_options("Do the thing.", 0.1)["object_target"] == ALL_OPTIONS["object_target"]
+    assert train_lexicon() is train_lexicon()  # built once per process
+
+
+class _Client:
+    def __init__(self, text: str) -> None:
+        self.text, self.sent = text, []
+
+    def complete(self, role, prompt, **kw):
+        self.sent.append((prompt, kw.get("constraint")))
+        return type("R", (), {"text": self.text})()
+
+
+def test_the_adapter_sends_and_lists_only_the_instructions_options():
+    client = _Client(" object=Cloth parent=CounterTop mrecep=none toggle=none state=clean sliced=no two=no")
+    pred = Adapter(client, [], options="lexicon").predict("Put a clean wash cloth on the counter.", ())
+    assert pred["object_target"] == "Cloth" and pred["object_state"] == "clean"
+    prompt, constraint = client.sent[0]
+    objects = next(ln for ln in prompt.splitlines() if ln.startswith("Objects:"))
+    assert "Cloth" in objects and "WateringCan" not in objects
+    assert constraint.slots[0][0] == "Cloth" and "WateringCan" not in constraint.slots[0]
+    assert constraint.slots[3] == ("none",)  # toggle: no lamp named
+    client = _Client(" object=Cloth")
+    Adapter(client, [], options="all").predict("Put a clean wash cloth on the counter.", ())
+    assert client.sent[0][1] is ARGS_CONSTRAINT
+    with pytest.raises(ValueError, match="adapter_options"):
+        Adapter(client, [], options="some")
