@@ -154,8 +154,31 @@ def load_games(root: str | Path) -> list[AlfworldGame]:
     return list(_games(str(Path(root).resolve())))
 
 
+def game_dir_for(task_id: str, root: str | Path) -> Path | None:
+    """The folder of `task_id`'s game under `root` found by its path alone (TYPE-.../trial_..., or that flattened
+    to TYPE-..._trial_...), in `root` or one split folder below it (train/, valid_unseen/, ...); None if absent.
+    Looking the folder up, not loading every game, keeps a practice run on alfworld-download's thousands of train games
+    from parsing them all."""
+    root = Path(root)
+    names = (task_id, task_id.replace("/trial_", "_trial_"))
+    bases = [root] + (sorted(d for d in root.iterdir() if d.is_dir()) if root.is_dir() else [])
+    for base in bases:
+        for name in names:
+            if (base / name / GAME_FILE).is_file():
+                return base / name
+    return None
+
+
+@lru_cache(maxsize=64)
+def _game(game_dir: str) -> AlfworldGame:
+    return load_game(game_dir)
+
+
 def game_for(task_id: str, root: str | Path) -> AlfworldGame:
     """The game under `root` whose task is `task_id`."""
+    found = game_dir_for(task_id, root)
+    if found is not None and _game(str(found.resolve())).task.id == task_id:
+        return _game(str(found.resolve()))
     for g in load_games(root):
         if g.task.id == task_id:
             return g

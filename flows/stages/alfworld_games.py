@@ -1,13 +1,24 @@
-"""The ALFWorld backend's evaluation items: one per game under `world.alfworld_games`, each with its own task (from
-the game's traj_data.json), reported under the split name 'alfworld'."""
+"""The ALFWorld backend's items: which games evaluate plays and which practice tasks collect runs, from the folder
+`world.alfworld_games`.
+
+Two layouts are understood. alfworld-download's own (`json_2.1.1/`): split folders `train/`, `valid_seen/`,
+`valid_unseen/` (and `valid_train/`), each holding `TYPE-.../trial_.../game.tw-pddl`; evaluate plays every game of
+the split folders `evaluate.splits` names (valid_unseen: the 134 games peers report on) and reports each under its
+split name; collect practises on the ground-truth pool's tasks that have a game in `train/`. Or a folder of bare
+games (the three samples): one split, 'alfworld', that evaluate plays; collect has no train games there and stops,
+saying what to point at.
+"""
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from flows.runtime.workspace import path
 
-SPLIT = "alfworld"
+SPLIT = "alfworld"  # the split of a folder of bare games
+SPLITS = ("train", "valid_seen", "valid_unseen", "valid_train")  # alfworld-download's split folders
+TRAIN = "train"
 
 
 def uses_alfworld(params: dict[str, Any]) -> bool:
@@ -24,16 +35,74 @@ def games_dir(world: dict[str, Any]) -> Path:
     return p if p.is_absolute() else path(str(p))
 
 
-def game_rows(world: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """Items (id, split, task_type, seed) and tasks by id for every game; a missing or malformed game raises naming
-    its file."""
+def split_dirs(root: Path) -> dict[str, Path]:
+    """alfworld-download's split folders present under `root` ({} for a folder of bare games)."""
+    if not root.is_dir():
+        raise FileNotFoundError(f"{root}: ALFWorld games folder not found (params.yaml: world.alfworld_games)")
+    return {s: root / s for s in SPLITS if (root / s).is_dir()}
+
+
+def eval_split_dirs(params: dict[str, Any]) -> list[tuple[str, Path]]:
+    """(split name, folder) of the games evaluate plays: the split folders `evaluate.splits` names, or the whole
+    folder as split 'alfworld' when it holds bare games."""
+    root = games_dir(params["world"])
+    layout = split_dirs(root)
+    if not layout:
+        return [(SPLIT, root)]
+    wanted = list(params["evaluate"]["splits"])
+    chosen = [(s, layout[s]) for s in wanted if s in layout]
+    if not chosen:
+        raise ValueError(f"params.yaml: evaluate.splits {wanted}: no such split folder under world.alfworld_games "
+                         f"{root} (it holds {sorted(layout)}); name one of those, e.g. valid_unseen")
+    return chosen
+
+
+def game_rows(params: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Items (id, split, task_type, seed) and tasks by id for every game evaluate plays, each task carrying its
+    split's name; a missing or malformed game raises naming its file."""
     from household.backends import backend_tasks
 
-    tasks = backend_tasks("alfworld", games_dir(world))
-    rows = [{"id": t.id, "split": SPLIT, "task_type": t.task_type, "seed": int(world["seed"])} for t in tasks]
-    return rows, {t.id: t for t in tasks}
+    seed = int(params["world"]["seed"])
+    rows: list[dict[str, Any]] = []
+    tasks: dict[str, Any] = {}
+    for split, folder in eval_split_dirs(params):
+        for t in backend_tasks("alfworld", folder):
+            tasks[t.id] = replace(t, split=split)  # the rollout reports the split it was played in
+            rows.append({"id": t.id, "split": split, "task_type": t.task_type, "seed": seed})
+    return rows, tasks
 
 
 def eval_splits(params: dict[str, Any]) -> list[str]:
-    """The splits an evaluation reports: 'alfworld' on the ALFWorld backend, else evaluate.splits."""
-    return [SPLIT] if uses_alfworld(params) else list(params["evaluate"]["splits"])
+    """The splits an evaluation reports: on the ALFWorld backend those of the games played, else evaluate.splits."""
+    return [s for s, _ in eval_split_dirs(params)] if uses_alfworld(params) else list(params["evaluate"]["splits"])
+
+
+def train_games(world: dict[str, Any]) -> Path:
+    """The `train/` folder of alfworld-download's layout, or a clear error saying what to point at."""
+    root = games_dir(world)
+    layout = split_dirs(root)
+    if TRAIN not in layout:
+        raise ValueError(
+            f"params.yaml: world.alfworld_games: {root} has no {TRAIN}/ folder of ALFWorld games. On the alfworld "
+            f"backend collect practises on the ground-truth pool's tasks in their ALFWorld train games: point "
+            f"world.alfworld_games at the folder alfworld-download fills (json_2.1.1, holding train/ and "
+            f"valid_unseen/). A folder of bare games (such as the three samples) serves evaluate only.")
+    return layout[TRAIN]
+
+
+def practice_on_games(gt_records: list[dict[str, Any]], per_type: int, world: dict[str, Any]
+                      ) -> list[dict[str, Any]]:
+    """The gt actor samples to practise on in ALFWorld's engine: as on our world (the first `per_type` of each task
+    type, by id), among those whose task has a game in `train/` (not every ALFRED train trial is an ALFWorld
+    game)."""
+    from household.alfworld_env import game_dir_for
+    from pools.select import practice_samples
+
+    train = train_games(world)
+    gt = [r for r in gt_records if r["kind"] == "gt"]
+    playable = [r for r in gt if game_dir_for(r["task_id"], train) is not None]
+    if gt and not playable:
+        raise ValueError(f"{train}: none of the ground-truth pool's {len(gt)} tasks has an ALFWorld game here "
+                         f"(TYPE-.../trial_.../game.tw-pddl); collect practises on the pool's tasks "
+                         f"(leave-one-out), each in the ALFWorld train game of the same ALFRED trial")
+    return practice_samples(playable, per_type)

@@ -1,4 +1,5 @@
-"""Stage `collect`: the agent's leave-one-out practice rollouts on ground-truth tasks."""
+"""Stage `collect`: the agent's leave-one-out practice rollouts on ground-truth tasks (on the ALFWorld backend: in
+the ALFWorld train games of those tasks, flows.stages.alfworld_games)."""
 from __future__ import annotations
 
 from typing import Any
@@ -9,6 +10,7 @@ from flows.runtime.items import Planned, StagePlan
 from flows.runtime.llm_stage import run_llm_stage
 from flows.runtime.params import load_params, on_bad, section, stage_params
 from flows.runtime.stage_io import GT_POOL, ROLLOUTS, read_input
+from flows.stages.alfworld_games import practice_on_games, uses_alfworld
 from pools.select import practice_samples
 
 
@@ -23,7 +25,12 @@ def plan(params: dict[str, Any], policy: str) -> Planned:
     gt = read_input(GT_POOL, "sample", policy)
     cfg = PlannerConfig.from_params(params.declared(), variant=section(params, "collect")["variant"])
     pools = ExamplePools.from_records(gt.records)
-    items = [(s["id"], s) for s in practice_samples(gt.records, int(section(params, "collect")["per_type"]))]
+    per_type = int(section(params, "collect")["per_type"])
+    if uses_alfworld(params):  # the pool's tasks that have an ALFWorld train game, played in ALFWorld's engine
+        practice = practice_on_games(gt.records, per_type, section(params, "world"))
+    else:
+        practice = practice_samples(gt.records, per_type)
+    items = [(s["id"], s) for s in practice]
 
     def work(client: Any, sample: dict[str, Any]) -> dict[str, Any]:
         return collect_rollout(get_task(sample["task_id"]), pools, client, cfg, leave_out=sample["id"]).to_dict()

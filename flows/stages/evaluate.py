@@ -32,8 +32,8 @@ def plan(params: dict[str, Any], variant: str, policy: str) -> Planned:
     hind = read_input(HINDSIGHT_POOL, "sample", policy)
     pools = ExamplePools.from_records(gt.records, hind.records)
     cfg = PlannerConfig.from_params({k: params[k] for k in ("world", "retrieval", "planner")}, variant=variant)
-    if uses_alfworld(params):  # world.backend: alfworld: every game's own task, not tasks.jsonl
-        chosen, task_of = game_rows(world)
+    if uses_alfworld(params):  # world.backend: alfworld: every game's own task (of evaluate.splits' folders)
+        chosen, task_of = game_rows(params)
     else:
         chosen = [row for split in ev["splits"]
                   for row in stratified(tasks.records, int(ev["per_type"]), int(world["seed"]), split=split)]

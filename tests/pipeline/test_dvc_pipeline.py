@@ -100,6 +100,7 @@ CODE_RERUNS: dict[str, set[str]] = {
     "flows/stages/critic_samples.py": {"critic"},
     "flows/stages/hindsight_pool.py": {"pool"},
     "flows/stages/evaluate.py": EVAL,
+    "flows/stages/alfworld_games.py": {"collect"} | EVAL,  # the ALFWorld backend's practice tasks and games
     "flows/stages/comparisons.py": RESULTS,
     "flows/stages/report.py": {"report"},
     "flows/stages/report_html.py": {"report"},
