@@ -122,3 +122,56 @@ def test_collect_stops_when_no_pool_task_has_a_train_game(tmp_path, monkeypatch)
     monkeypatch.chdir(tmp_path)
     with pytest.raises(ValueError, match=r"none of the ground-truth pool's 3 tasks has an ALFWorld game here"):
         collect.plan(stage_params("collect", params), "fail")
+
+
+def test_relabeling_replays_practice_runs_in_their_alfworld_train_games(tmp_path, monkeypatch):
+    """collect -> reflect -> complete (relabel.completion: line) -> critic on the ALFWorld backend: the completion
+    is verified by ALFWorld's engine in the task's train game, and so is the critic sample's value."""
+    from flows.runtime import stage_io
+    from flows.stages import complete, critic_samples, reflect
+
+    root = _download_layout(tmp_path)
+    params = _workspace(tmp_path, root)
+    params["relabel"].update(completion="line", complete_steps=32, repair_rounds=0)
+    params["planner"].update(max_subgoals=3)
+    monkeypatch.chdir(tmp_path)
+    played: list[Path] = []
+    real_env = alfworld_env.AlfworldEnv
+
+    def spy(task, game, **kw):
+        played.append(game.game_file)
+        return real_env(task, game, **kw)
+
+    monkeypatch.setattr(alfworld_env, "AlfworldEnv", spy)
+    by_object = {g.task.args.object_target.lower(): expert_plan(g.task, scene=g.scene) for g in load_games(SAMPLES)}
+
+    def answer(req):
+        if req.prompt.startswith("A household robot tried a task."):
+            return " It walked about; it must fetch the object and finish the task."
+        if req.prompt.startswith("Robot plans for household tasks."):  # the completion: the expert's whole plan
+            task = req.prompt.rsplit("Task:", 1)[1].split("\n", 1)[0].lower().replace(" ", "")  # phi: no instruction
+            return " " + "; ".join(next(p for obj, p in by_object.items() if obj in task))
+        if req.prompt.startswith("Rate each plan"):
+            return " the value is 0/4"
+        return " Navigation Bed; Navigation Desk"  # the practice runs only walk: they fail
+
+    def run(stage, planned, schema, out):
+        rows = [planned.work(client, item) for _, item in planned.items]
+        write_jsonl(tmp_path / out, rows, schema)
+        return rows
+
+    with ScriptedEndpoint(answer) as ep, llm_client.LLMClient(ep.settings(), cache_dir=tmp_path / "cache") as client:
+        rollouts = run("collect", collect.plan(stage_params("collect", params), "fail"), "rollout",
+                       stage_io.ROLLOUTS)
+        assert rollouts and not any(r["success"] for r in rollouts)
+        run("reflect", reflect.plan(stage_params("reflect", params), "fail"), "reflection", stage_io.REFLECTIONS)
+        played.clear()
+        completions = run("complete", complete.plan(stage_params("complete", params), "fail"), "completion",
+                          stage_io.COMPLETIONS)
+        assert played and {p.parent.parent.parent.name for p in played} == {"train"}
+        assert len(completions) == len(rollouts) and all(c["verified"] for c in completions), [
+            (c["task_id"], c["replay"], c["steps"], [(r["added"], r["failure"]) for r in c["rounds"]])
+            for c in completions]
+        critics = [critic_samples.plan(stage_params("critic", params), "fail").work(client, item)
+                   for _, item in critic_samples.plan(stage_params("critic", params), "fail").items]
+        assert len(critics) == len(rollouts) and all(c["value_den"] == 4 for c in critics)
