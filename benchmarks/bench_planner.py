@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/bench_planner.py [--per-type 4] [--variants hindsight,no_hindsight,...]
         [--hindsight-pool data/pools/hindsight.jsonl] [--params params.yaml] [--out FILE] [--json]
+        [--alfworld DIR]   # every game under DIR, on ALFWorld's engine (world.backend: alfworld), not a split
     .venv/bin/python benchmarks/bench_planner.py --from-rollouts data/relabel/rollouts.jsonl   # summarize only
         [--timing details/timing/collect.jsonl]   # default: the timing file of the stage that wrote them
 
@@ -94,6 +95,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--variants", default=",".join(VARIANTS))
     ap.add_argument("--per-type", type=int, default=4, help="tasks per task type (the same for every variant)")
     ap.add_argument("--split", default="valid_unseen")
+    ap.add_argument("--alfworld", default=None, metavar="DIR",
+                    help="play every ALFWorld game under DIR on the ALFWorld backend (world.backend: alfworld) "
+                         "instead of a split's sample (--split, --per-type and --types then unused)")
     ap.add_argument("--types", default="", help="comma-separated task types (default: all seven)")
     ap.add_argument("--hindsight-pool", default="data/pools/hindsight.jsonl")
     ap.add_argument("--max-subgoals", type=int, default=None, help="override planner.max_subgoals")
@@ -151,12 +155,19 @@ def main(argv: list[str] | None = None) -> int:
         hind = [Sample.from_dict(r) for r in rows if r["kind"] == "hindsight"]
         critic += [CriticSample.from_dict(r) for r in rows if r["kind"] == "critic"]
     pools = ExamplePools(gt=gt, hind=hind, critic=critic)
-    tasks = load_tasks(args.split)
-    types = set(filter(None, args.types.split(",")))
-    rows = [{"id": t.id, "split": t.split, "task_type": t.task_type} for t in tasks
-            if not types or t.task_type in types]
-    by_id = {t.id: t for t in tasks}
-    picked = [by_id[r["id"]] for r in stratified(rows, args.per_type, seed, split=args.split)]
+    if args.alfworld:  # every game's own task, played in ALFWorld's engine
+        from household.backends import backend_tasks
+
+        params["world"] = {**params["world"], "backend": "alfworld", "alfworld_games": args.alfworld}
+        picked = backend_tasks("alfworld", args.alfworld)
+        args.split, args.per_type = f"alfworld:{args.alfworld}", 0
+    else:
+        tasks = load_tasks(args.split)
+        types = set(filter(None, args.types.split(",")))
+        rows = [{"id": t.id, "split": t.split, "task_type": t.task_type} for t in tasks
+                if not types or t.task_type in types]
+        by_id = {t.id: t for t in tasks}
+        picked = [by_id[r["id"]] for r in stratified(rows, args.per_type, seed, split=args.split)]
     get_encoder()  # warm-up outside the timings
     for kind in ("gt", "hind", "critic", "critic_gt"):
         pools.retrieve(kind, "warm-up", 1)
