@@ -33,6 +33,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--per-type", type=int, default=10, help="tasks per task type")
     ap.add_argument("--split", default="valid_unseen")
     ap.add_argument("--options", default="all,lexicon", help="comma-separated modes: all, lexicon")
+    ap.add_argument("--order", default=None, help="planner.adapter_order override: object_first | mrecep_first")
+    ap.add_argument("--types", default="", help="comma-separated task types (default: all seven)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
 
@@ -50,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     from pools.select import stratified
 
     params = load_params(args.params)
-    cfg = PlannerConfig.from_params(params)
+    cfg = PlannerConfig.from_params(params, **({"adapter_order": args.order} if args.order else {}))
     seed = int(params["world"]["seed"])
     train = [{"id": t.id, "split": t.split, "task_type": t.task_type} for t in load_tasks("train")]
     gt, critic = draw_gt_pool(train, int(params["pools"]["gt_per_type"]), seed, split=params["pools"]["gt_split"],
@@ -58,7 +60,9 @@ def main(argv: list[str] | None = None) -> int:
     pools = ExamplePools(gt=gt, hind=[], critic=critic)
     tasks = load_tasks(args.split)
     by_id = {t.id: t for t in tasks}
-    rows = [{"id": t.id, "split": t.split, "task_type": t.task_type} for t in tasks]
+    types = set(filter(None, args.types.split(",")))
+    rows = [{"id": t.id, "split": t.split, "task_type": t.task_type} for t in tasks
+            if not types or t.task_type in types]
     picked = [by_id[r["id"]] for r in stratified(rows, args.per_type, seed, split=args.split)]
     pools.retrieve("gt", "warm-up", 1)
     results: dict[str, Any] = {}
@@ -71,7 +75,8 @@ def main(argv: list[str] | None = None) -> int:
             for task in picked:
                 text = task.instruction(0)
                 adapter = Adapter(client, pools.retrieve("gt", text, cfg.adapter_k or cfg.k, exclude_task=task.id),
-                                  cfg.adapter_tokens, options=mode, min_share=cfg.adapter_min_share)
+                                  cfg.adapter_tokens, options=mode, min_share=cfg.adapter_min_share,
+                                  order=cfg.adapter_order)
                 t0 = time.perf_counter()
                 pred = adapter.predict(text, ())
                 seconds += time.perf_counter() - t0
@@ -90,12 +95,13 @@ def main(argv: list[str] | None = None) -> int:
                              "object_misses": misses}
             print(f"{mode}: {n} tasks done", file=sys.stderr, flush=True)
     out = {"split": args.split, "per_type": args.per_type, "seed": seed, "model": client.model_id_for("adapter"),
-           "gt_examples": len(gt), "adapter_k": cfg.adapter_k, "min_share": cfg.adapter_min_share, "modes": results}
+           "gt_examples": len(gt), "adapter_k": cfg.adapter_k, "min_share": cfg.adapter_min_share,
+           "order": cfg.adapter_order, "modes": results}
     if args.json:
         print(json.dumps(out, indent=1))
     else:
         print(f"{args.split}: {len(picked)} tasks ({args.per_type} per type, seed {seed}), one call each, cold cache; "
-              f"model {out['model']}; {cfg.adapter_k} of {len(gt)} gt examples per prompt")
+              f"model {out['model']}; {cfg.adapter_k} of {len(gt)} gt examples per prompt; {cfg.adapter_order}")
         keys = list(ARG_KEYS)
         print(f"{'options':8s} " + " ".join(f"{k.split('_')[0][:7]:>7s}" for k in keys)
               + f" {'all 7':>6s} {'tok/call':>8s} {'s/call':>6s}")

@@ -4,9 +4,9 @@ from __future__ import annotations
 import logging
 from typing import Any, Iterable, Mapping, Sequence
 
-from household.ontology import LAMPS, MOVABLE_RECEPTACLES, PICKUPABLE, RECEPTACLES, canonical_class
+from household.ontology import LAMPS, MOVABLE_RECEPTACLES, PICKUPABLE, RECEPTACLES, canonical_class, class_words
 from planner.llm.constrain import Constraint
-from planner.lexicon import train_lexicon
+from planner.lexicon import train_lexicon, words
 from planner.parsing import ARG_SHORT, empty_args, parse_args
 from planner.prompting import adapter_example, join_examples, render
 from pools.records import Sample
@@ -30,31 +30,50 @@ EMPTY = {"object_sliced": "no", "two_objects": "no"}  # a slot's empty value as 
 # object and the parent always keep a full list when no word points to any (a rare word must not force a wrong one).
 NAMED_OR_EMPTY = ("mrecep_target", "toggle_target", "object_state", "object_sliced", "two_objects")
 ADAPTER_OPTIONS = ("all", "lexicon")
+CLASS_SLOTS = ("object_target", "parent_target", "mrecep_target", "toggle_target")
+# The order the answer line names the arguments in (examples and constraint alike). With the movable receptacle
+# first, the model names the container ("a plate with a bottle on it": Plate) before the object that goes in it,
+# instead of naming the container as the object.
+ARG_ORDERS: dict[str, tuple[str, ...]] = {
+    "object_first": tuple(ARG_SHORT),
+    "mrecep_first": ("mrecep", "object", "parent", "toggle", "state", "sliced", "two"),
+}
 
 
-def args_constraint(options: Mapping[str, Sequence[str]]) -> Constraint:
-    """The one-line answer 'object=.. parent=.. mrecep=.. toggle=.. state=.. sliced=.. two=..' over these options."""
+def args_constraint(options: Mapping[str, Sequence[str]], order: str = "object_first") -> Constraint:
+    """The one-line answer 'object=.. parent=.. mrecep=.. toggle=.. state=.. sliced=.. two=..' (in `order`)."""
     parts: list[Any] = []
-    for i, (short, key) in enumerate(ARG_SHORT.items()):
-        parts += [("" if i == 0 else " ") + short + "=", tuple(options[key])]
+    for i, short in enumerate(ARG_ORDERS[order]):
+        parts += [("" if i == 0 else " ") + short + "=", tuple(options[ARG_SHORT[short]])]
     return Constraint.template(parts)
 
 
+def _by_name(instruction: str, classes: Iterable[str]) -> list[str]:
+    """Classes the instruction names by a word of their own name ('bottle' -> Glassbottle, 'lamp' -> FloorLamp)."""
+    ws = {w for w in words(instruction) if len(w) >= 3}
+    out = []
+    for c in classes:
+        own = class_words(c).split()
+        if ws & set(own) or any(len(w) >= 4 and c.lower().endswith(w) for w in ws):
+            out.append(c)
+    return out
+
+
 def lexicon_options(instruction: str, min_share: float) -> dict[str, tuple[str, ...]]:
-    """Each slot's options limited to the values the instruction's words point to (`planner.lexicon`)."""
+    """Each slot's options limited to the values the instruction's words point to (`planner.lexicon`), then the
+    classes it names by their own name (a class too rare in train for the counts, e.g. Glassbottle)."""
     lex = train_lexicon()
     out: dict[str, tuple[str, ...]] = {}
     for key, full in ALL_OPTIONS.items():
         empty = EMPTY.get(key, "none")
         named = tuple(v for v in lex.points_to(key, instruction, min_share) if v in full and v != empty)
+        if key in CLASS_SLOTS:
+            named += tuple(c for c in _by_name(instruction, full) if c not in named and c != empty)
         if not named:
             out[key] = (empty,) if key in NAMED_OR_EMPTY else full
         else:
             out[key] = named + ((empty,) if empty in full else ())
     return out
-
-
-ARGS_CONSTRAINT = args_constraint(ALL_OPTIONS)
 
 
 class Adapter:
@@ -63,13 +82,16 @@ class Adapter:
     role = "adapter"
 
     def __init__(self, client: Any, examples: Sequence[Sample], max_tokens: int = 40, constrain: bool = True,
-                 options: str = "all", min_share: float = 0.1) -> None:
+                 options: str = "all", min_share: float = 0.1, order: str = "object_first") -> None:
         if options not in ADAPTER_OPTIONS:
             raise ValueError(f"planner.adapter_options must be one of {ADAPTER_OPTIONS}, not {options!r}")
+        if order not in ARG_ORDERS:
+            raise ValueError(f"planner.adapter_order must be one of {tuple(ARG_ORDERS)}, not {order!r}")
         self.client = client
         self.options = options
         self.min_share = min_share
-        self.examples = join_examples(adapter_example(s) for s in examples)
+        self.order = order
+        self.examples = join_examples(adapter_example(s, ARG_ORDERS[order]) for s in examples)
         self.max_tokens = max_tokens
         self.constrain = constrain
         self._memo: dict[tuple[str, tuple[str, ...]], dict[str, Any]] = {}
@@ -77,18 +99,16 @@ class Adapter:
         self.calls = 0
         self.unparsed = 0  # answers missing at least one of the seven arguments
 
-    def constraint(self, instruction: str) -> Constraint:
-        """The answer's constraint: every value of each slot, or those the instruction's words point to."""
-        if self.options == "all":
-            return ARGS_CONSTRAINT
-        return args_constraint(lexicon_options(instruction, self.min_share))
+    def options_for(self, instruction: str) -> Mapping[str, Sequence[str]]:
+        """Each argument's options: every value, or those the instruction's words point to."""
+        return ALL_OPTIONS if self.options == "all" else lexicon_options(instruction, self.min_share)
 
-    def prompt(self, instruction: str, seen: Sequence[str], constraint: Constraint | None = None) -> str:
-        """The adapter prompt for this instruction and observation (its class lists are the constraint's)."""
-        slots = (constraint or self.constraint(instruction)).slots
+    def prompt(self, instruction: str, seen: Sequence[str]) -> str:
+        """The adapter prompt for this instruction and observation (its class lists are the answer's options)."""
+        opts = self.options_for(instruction)
         return render("adapter", examples=self.examples, seen=", ".join(seen) or "nothing yet",
-                      instruction=instruction.strip(), objects=", ".join(slots[0]),
-                      receptacles=", ".join(o for o in slots[1] if o != "none") or "none")
+                      instruction=instruction.strip(), objects=", ".join(opts["object_target"]),
+                      receptacles=", ".join(o for o in opts["parent_target"] if o != "none") or "none")
 
     def predict(self, instruction: str, seen: Sequence[str]) -> dict[str, Any]:
         """Return the predicted arguments (defaults where the LLM gave nothing usable)."""
@@ -96,10 +116,9 @@ class Adapter:
         if key in self._memo:  # same observation as an earlier step: same prompt, same answer
             return dict(self._memo[key])
         try:
-            constraint = self.constraint(instruction)
-            resp = self.client.complete(self.role, self.prompt(instruction, seen, constraint),
-                                        max_tokens=self.max_tokens, stop=["\n"],
-                                        constraint=constraint if self.constrain else None)
+            constraint = args_constraint(self.options_for(instruction), self.order) if self.constrain else None
+            resp = self.client.complete(self.role, self.prompt(instruction, seen), max_tokens=self.max_tokens,
+                                        stop=["\n"], constraint=constraint)
             self.calls += 1
             args, n = parse_args(resp.text, canonical_class)
         except Exception as exc:  # LLMError or anything else: the step goes on without predictions

@@ -103,7 +103,7 @@ def build_planner(task: Task, variant: Variant, pools: ExamplePools, client: Any
     if variant.adapter:
         adapter = Adapter(client, pools.retrieve("gt", text, cfg.adapter_k or cfg.k, exclude_task=task.id,
                                                  exclude_ids=exclude), cfg.adapter_tokens,
-                          options=cfg.adapter_options, min_share=cfg.adapter_min_share)
+                          options=cfg.adapter_options, min_share=cfg.adapter_min_share, order=cfg.adapter_order)
     critic = None
     if variant.critic_pool:
         cexamples = pools.retrieve(variant.critic_pool, text, cfg.k, exclude_task=task.id, exclude_ids=exclude)

@@ -43,6 +43,9 @@ PLANNER_DEFAULTS: dict[str, Any] = {
                                  # point to, by counts over ALFRED's train annotations (planner/lexicon.py);
                                  # 'all' = every class of the ontology (paper: free text, no list)
     "adapter_min_share": 0.1,    # with 'lexicon': a word points to a value when P(value | word) >= this in train
+    "adapter_order": "mrecep_first",  # ours: the answer line names the movable receptacle before the object, so the
+                                 # container is not named as the object; 'object_first' = the seven in ALFRED's order
+                                 # (paper: silent)
     "adapter_observes": False,   # paper: the adapter reads the objects seen so far; ours on the 1.5B model: the
                                  # instruction only (it copied a seen receptacle into `parent`); same prompt each step
     "legal_scope": "task",       # ours: pick up / switch only what the predicted arguments call for (object, mrecep,
@@ -110,6 +113,7 @@ class PlannerConfig:
     adapter_observes: bool = PLANNER_DEFAULTS["adapter_observes"]
     adapter_options: str = PLANNER_DEFAULTS["adapter_options"]
     adapter_min_share: float = PLANNER_DEFAULTS["adapter_min_share"]
+    adapter_order: str = PLANNER_DEFAULTS["adapter_order"]
     k: int = RETRIEVAL_DEFAULTS["k"]
     map_threshold: float = RETRIEVAL_DEFAULTS["map_threshold"]
     adapter_k: int = RETRIEVAL_DEFAULTS["adapter_k"]

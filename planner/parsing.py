@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from pools.records import ARG_KEYS
 
@@ -76,10 +76,11 @@ def empty_args() -> dict[str, Any]:
             "object_state": "none", "object_sliced": False, "two_objects": False}
 
 
-def format_args(args: dict[str, Any]) -> str:
-    """Render the seven arguments as 'object=Apple parent=Fridge ... two=no'."""
+def format_args(args: dict[str, Any], order: Sequence[str] | None = None) -> str:
+    """Render the seven arguments as 'object=Apple parent=Fridge ... two=no' (short keys in `order` if given)."""
     parts = []
-    for short, key in ARG_SHORT.items():
+    for short in order or ARG_SHORT:
+        key = ARG_SHORT[short]
         value = args.get(key, empty_args()[key])
         if isinstance(value, bool):
             value = "yes" if value else "no"

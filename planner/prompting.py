@@ -50,10 +50,10 @@ def actor_example(sample: Sample, show_args: bool = True) -> str:
     return "\n".join(lines) + "\n"
 
 
-def adapter_example(sample: Sample) -> str:
-    """One adapter example: task and its arguments (the classes its plan names stand in for what was seen)."""
-    seen = sorted({w for step in sample.steps for w in step.split()[1:]})
-    return f"Seen: {', '.join(seen)}\nTask: {sample.instruction.strip()}\nArgs: {format_args(sample.args)}\n"
+def adapter_example(sample: Sample, order: Sequence[str] | None = None) -> str:
+    """One adapter example: task and its arguments, in `order` (short keys; default: the record's own order)."""
+    seen = sorted({w for step in sample.steps for w in step.split()[1:]})  # the classes its plan names
+    return f"Seen: {', '.join(seen)}\nTask: {sample.instruction.strip()}\nArgs: {format_args(sample.args, order)}\n"
 
 
 def critic_examples(samples: Sequence[CriticSample], max_plans: int = 3) -> str:

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from planner.adapter import ALL_OPTIONS, ARGS_CONSTRAINT, Adapter, lexicon_options
+from planner.adapter import ALL_OPTIONS, Adapter, args_constraint, lexicon_options
+from tests.planner.helpers import sample
 from planner.lexicon import Lexicon, train_lexicon, words
 
 
@@ -60,6 +61,27 @@ def test_the_adapter_sends_and_lists_only_the_instructions_options():
     assert constraint.slots[3] == ("none",)  # toggle: no lamp named
     client = _Client(" object=Cloth")
     Adapter(client, [], options="all").predict("Put a clean wash cloth on the counter.", ())
-    assert client.sent[0][1] is ARGS_CONSTRAINT
+    assert client.sent[0][1] == args_constraint(ALL_OPTIONS)
     with pytest.raises(ValueError, match="adapter_options"):
         Adapter(client, [], options="some")
+    with pytest.raises(ValueError, match="adapter_order"):
+        Adapter(client, [], order="alphabetical")
+
+
+def test_the_container_first_order_holds_for_examples_and_answer():
+    ex = sample("gt", "t1", "Put a cold apple in the fridge.", ["Navigation Fridge"])
+    client = _Client(" mrecep=none object=Apple parent=Fridge toggle=none state=cool sliced=no two=no")
+    adapter = Adapter(client, [ex], options="lexicon", order="mrecep_first")
+    pred = adapter.predict("Put a chilled apple in the fridge.", ())
+    assert pred["object_target"] == "Apple" and pred["parent_target"] == "Fridge" and pred["object_state"] == "cool"
+    prompt, constraint = client.sent[0]
+    assert "Args: mrecep=none object=Apple parent=Fridge toggle=none state=cool" in prompt
+    assert constraint.parts[0] == "mrecep=" and constraint.parts[2] == " object="
+
+
+def test_a_class_too_rare_for_the_counts_is_offered_by_its_own_name():
+    opts = lexicon_options("Put a plate with a bottle on top of it in the sink.", 0.1)
+    assert "Glassbottle" in opts["object_target"] and "Plate" in opts["mrecep_target"]
+    from household.ontology import PICKUPABLE
+    from planner.adapter import _by_name
+    assert _by_name("Put the pot on the stove.", sorted(PICKUPABLE)) == ["Pot"]  # a word of its name, not 'Potato'
