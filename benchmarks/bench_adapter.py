@@ -27,6 +27,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 OBJECT_TARGET_ACC = 0.90
 
 
+def missed_targets(results: dict[str, dict[str, Any]], mode: str) -> list[str]:
+    """The target missed by the params' options mode (empty when met or when that mode did not run)."""
+    if mode not in results:
+        return []
+    acc = results[mode]["accuracy"]["object_target"]
+    return [] if acc >= OBJECT_TARGET_ACC else \
+        [f"object_target accuracy {acc:.0%} < {OBJECT_TARGET_ACC:.0%} with planner.adapter_options: {mode}"]
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--params", default="params.yaml")
@@ -110,15 +119,10 @@ def main(argv: list[str] | None = None) -> int:
                   + f" {q['all_seven']:6.0%} {q['prompt_tokens_per_call']:8.0f} {q['seconds_per_call']:6.2f}")
             for m in q["object_misses"]:
                 print(f"    object miss: {m['instruction']!r}: said {m['said'] or 'nothing'}, truth {m['truth']}")
-    mode = cfg.adapter_options
-    if mode in results:
-        acc = results[mode]["accuracy"]["object_target"]
-        ok = acc >= OBJECT_TARGET_ACC
-        print(("target met" if ok else "TARGET MISSED") + f": object_target accuracy {acc:.0%} "
-              f"({'>=' if ok else '<'} {OBJECT_TARGET_ACC:.0%}) with planner.adapter_options: {mode}", file=sys.stderr)
-        return 0 if ok else 1
-    return 0
-
+    missed = missed_targets(results, cfg.adapter_options)
+    print("TARGET MISSED: " + missed[0] if missed else "target met (or the params' mode did not run)",
+          file=sys.stderr)
+    return 1 if missed else 0
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -70,3 +70,12 @@ def test_planner_targets() -> None:
 ])
 def test_faults_reason_code_is_exact(reason: str, code: str) -> None:
     assert bench("bench_faults").reason_code(reason) == code
+
+
+def test_adapter_target() -> None:
+    m = bench("bench_adapter")
+    res = {"lexicon": {"accuracy": {"object_target": 0.90}}, "all": {"accuracy": {"object_target": 0.5}}}
+    assert m.missed_targets(res, "lexicon") == []
+    assert m.missed_targets(res, "all")                                  # the params' mode missed
+    assert m.missed_targets({"lexicon": {"accuracy": {"object_target": 0.89}}}, "lexicon")
+    assert m.missed_targets(res, "other") == []                          # not run: nothing to judge
