@@ -61,14 +61,15 @@ def _by_name(instruction: str, classes: Iterable[str]) -> list[str]:
 
 def lexicon_options(instruction: str, min_share: float) -> dict[str, tuple[str, ...]]:
     """Each slot's options limited to the values the instruction's words point to (`planner.lexicon`), then the
-    classes it names by their own name (a class too rare in train for the counts, e.g. Glassbottle)."""
+    classes it names by their own name that train has in the slot (too rare there for the counts, e.g. Glassbottle)."""
     lex = train_lexicon()
     out: dict[str, tuple[str, ...]] = {}
     for key, full in ALL_OPTIONS.items():
         empty = EMPTY.get(key, "none")
         named = tuple(v for v in lex.points_to(key, instruction, min_share) if v in full and v != empty)
-        if key in CLASS_SLOTS:
-            named += tuple(c for c in _by_name(instruction, full) if c not in named and c != empty)
+        if key in CLASS_SLOTS:  # only a class train ever has in this slot: 'rolls' must not offer ToiletPaperRoll
+            named += tuple(c for c in _by_name(instruction, full)
+                           if c not in named and c != empty and lex.value_count[key][c] > 0)
         if not named:
             out[key] = (empty,) if key in NAMED_OR_EMPTY else full
         else:
