@@ -51,28 +51,19 @@ def main(argv: list[str] | None = None) -> int:
     configure()
     from flows.runtime.llm_stage import llm_client
     from flows.runtime.params import load_params
-    from household.tasks import load_tasks
+    from benchmarks.sample import gt_pool, seeded_tasks
     from planner.adapter import Adapter
     from planner.config import PlannerConfig
     from planner.examples import ExamplePools
-    from planner.gt import draw_gt_pool
     from planner.parsing import args_accuracy
     from pools.records import ARG_KEYS
-    from pools.select import stratified
 
     params = load_params(args.params)
     cfg = PlannerConfig.from_params(params, **({"adapter_order": args.order} if args.order else {}))
     seed = int(params["world"]["seed"])
-    train = [{"id": t.id, "split": t.split, "task_type": t.task_type} for t in load_tasks("train")]
-    gt, critic = draw_gt_pool(train, int(params["pools"]["gt_per_type"]), seed, split=params["pools"]["gt_split"],
-                              navigation=str(params["pools"].get("gt_navigation", "object")))
+    gt, critic = gt_pool(params)
     pools = ExamplePools(gt=gt, hind=[], critic=critic)
-    tasks = load_tasks(args.split)
-    by_id = {t.id: t for t in tasks}
-    types = set(filter(None, args.types.split(",")))
-    rows = [{"id": t.id, "split": t.split, "task_type": t.task_type} for t in tasks
-            if not types or t.task_type in types]
-    picked = [by_id[r["id"]] for r in stratified(rows, args.per_type, seed, split=args.split)]
+    picked = seeded_tasks(args.split, args.per_type, seed, args.types)
     pools.retrieve("gt", "warm-up", 1)
     results: dict[str, Any] = {}
     with tempfile.TemporaryDirectory() as cache, llm_client(params, cache_dir=Path(cache)) as client:

@@ -56,7 +56,7 @@ os.environ.setdefault("PREFECT_LOGGING_LEVEL", "CRITICAL")
 
 from planner.llm.scripted import Fault, Request, ScriptedEndpoint  # noqa: E402
 from testing.harness import (BIN, REASON, FaultTable, lost_and_duplicated, make_fault,  # noqa: E402
-                                       planner_answer, prefect_server, write_rows, write_with_bad)
+                             output_ids, planner_answer, prefect_server, write_rows, write_with_bad)
 
 STAGE = "reflect"
 ROLLOUTS = "data/relabel/rollouts.jsonl"
@@ -197,11 +197,8 @@ def workspace(src: Path, dst: Path, url: str, model: str, *, workers: int, timeo
 
 
 def written_ids(root: Path) -> list[str]:
-    """Rollout ids of the reflections written, duplicates kept (raw read: the strict reader rejects duplicates)."""
-    p = root / OUT
-    if not p.exists():
-        return []
-    return [json.loads(line)["rollout_id"] for line in p.read_text(encoding="utf-8").splitlines() if line.strip()]
+    """Rollout ids of the reflections written, duplicates kept."""
+    return output_ids(root, OUT, "rollout_id")
 
 
 def summary(root: Path) -> dict[str, Any]:

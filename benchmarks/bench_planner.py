@@ -131,23 +131,19 @@ def main(argv: list[str] | None = None) -> int:
     configure()
     from flows.runtime.llm_stage import llm_client
     from flows.runtime.params import load_params
-    from household.tasks import load_tasks
+    from benchmarks.sample import gt_pool, seeded_tasks
     from planner.config import PlannerConfig
     from planner.encoder import get_encoder
     from planner.examples import ExamplePools
-    from planner.gt import draw_gt_pool
     from planner.loop import run_episode
     from pools.compare import compare
     from pools.jsonl import read_jsonl
     from pools.records import CriticSample, Sample
-    from pools.select import stratified
     from pools.timing import Timed, timing_row
 
     params = load_params(args.params)
     seed = int(params["world"]["seed"])
-    train = [{"id": t.id, "split": t.split, "task_type": t.task_type} for t in load_tasks("train")]
-    gt, critic = draw_gt_pool(train, int(params["pools"]["gt_per_type"]), seed, split=params["pools"]["gt_split"],
-                              navigation=str(params["pools"].get("gt_navigation", "object")))
+    gt, critic = gt_pool(params)
     hind: list[Sample] = []
     hpath = Path(args.hindsight_pool)
     if hpath.exists():
@@ -162,12 +158,7 @@ def main(argv: list[str] | None = None) -> int:
         picked = backend_tasks("alfworld", args.alfworld)
         args.split, args.per_type = f"alfworld:{args.alfworld}", 0
     else:
-        tasks = load_tasks(args.split)
-        types = set(filter(None, args.types.split(",")))
-        rows = [{"id": t.id, "split": t.split, "task_type": t.task_type} for t in tasks
-                if not types or t.task_type in types]
-        by_id = {t.id: t for t in tasks}
-        picked = [by_id[r["id"]] for r in stratified(rows, args.per_type, seed, split=args.split)]
+        picked = seeded_tasks(args.split, args.per_type, seed, args.types)
     get_encoder()  # warm-up outside the timings
     for kind in ("gt", "hind", "critic", "critic_gt"):
         pools.retrieve(kind, "warm-up", 1)

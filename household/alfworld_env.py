@@ -177,8 +177,10 @@ def _game(game_dir: str) -> AlfworldGame:
 def game_for(task_id: str, root: str | Path) -> AlfworldGame:
     """The game under `root` whose task is `task_id`."""
     found = game_dir_for(task_id, root)
-    if found is not None and _game(str(found.resolve())).task.id == task_id:
-        return _game(str(found.resolve()))
+    if found is not None:
+        game = _game(str(found.resolve()))
+        if game.task.id == task_id:
+            return game
     for g in load_games(root):
         if g.task.id == task_id:
             return g

@@ -104,9 +104,9 @@ class Adapter:
         """Each argument's options: every value, or those the instruction's words point to."""
         return ALL_OPTIONS if self.options == "all" else lexicon_options(instruction, self.min_share)
 
-    def prompt(self, instruction: str, seen: Sequence[str]) -> str:
+    def prompt(self, instruction: str, seen: Sequence[str], opts: Mapping[str, Sequence[str]] | None = None) -> str:
         """The adapter prompt for this instruction and observation (its class lists are the answer's options)."""
-        opts = self.options_for(instruction)
+        opts = opts or self.options_for(instruction)
         return render("adapter", examples=self.examples, seen=", ".join(seen) or "nothing yet",
                       instruction=instruction.strip(), objects=", ".join(opts["object_target"]),
                       receptacles=", ".join(o for o in opts["parent_target"] if o != "none") or "none")
@@ -117,8 +117,9 @@ class Adapter:
         if key in self._memo:  # same observation as an earlier step: same prompt, same answer
             return dict(self._memo[key])
         try:
-            constraint = args_constraint(self.options_for(instruction), self.order) if self.constrain else None
-            resp = self.client.complete(self.role, self.prompt(instruction, seen), max_tokens=self.max_tokens,
+            opts = self.options_for(instruction)
+            constraint = args_constraint(opts, self.order) if self.constrain else None
+            resp = self.client.complete(self.role, self.prompt(instruction, seen, opts), max_tokens=self.max_tokens,
                                         stop=["\n"], constraint=constraint)
             self.calls += 1
             args, n = parse_args(resp.text, canonical_class)

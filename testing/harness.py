@@ -193,12 +193,13 @@ def run_driver(root: Path, env: dict[str, str], *args: str, timeout: float = 300
     return subprocess.run(driver_cmd(*args), cwd=root, env=env, capture_output=True, text=True, timeout=timeout)
 
 
-def output_ids(root: Path, rel: str = OUT) -> list[str]:
-    """Ids of an output file as written, duplicates kept (raw read: the strict reader would reject duplicates)."""
+def output_ids(root: Path, rel: str = OUT, key: str = "id") -> list[str]:
+    """Ids (field `key`) of an output file as written, duplicates kept (raw read: the strict reader would reject
+    duplicates)."""
     p = root / rel
     if not p.exists():
         return []
-    return [json.loads(line)["id"] for line in p.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [json.loads(line)[key] for line in p.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
 def summary(root: Path) -> dict[str, Any]:

@@ -1,0 +1,30 @@
+"""What bench_planner and bench_adapter share: the gt pool as the `gt_pool` stage draws it, and the seeded task sample
+(the same tasks for the same --split, --per-type and --types). Imports are lazy: call after
+flows.runtime.workspace.configure()."""
+from __future__ import annotations
+
+from typing import Any
+
+
+def gt_pool(params: dict[str, Any]) -> tuple[list[Any], list[Any]]:
+    """The ground-truth actor and critic samples, drawn as the `gt_pool` stage draws them (params pools.*)."""
+    from household.tasks import load_tasks
+    from planner.gt import draw_gt_pool
+
+    train = [{"id": t.id, "split": t.split, "task_type": t.task_type} for t in load_tasks("train")]
+    return draw_gt_pool(train, int(params["pools"]["gt_per_type"]), int(params["world"]["seed"]),
+                        split=params["pools"]["gt_split"],
+                        navigation=str(params["pools"].get("gt_navigation", "object")))
+
+
+def seeded_tasks(split: str, per_type: int, seed: int, types: str = "") -> list[Any]:
+    """`per_type` tasks of each task type of `split` (pools.select.stratified, `seed`); `types`: comma-separated."""
+    from household.tasks import load_tasks
+    from pools.select import stratified
+
+    tasks = load_tasks(split)
+    keep = set(filter(None, types.split(",")))
+    rows = [{"id": t.id, "split": t.split, "task_type": t.task_type} for t in tasks
+            if not keep or t.task_type in keep]
+    by_id = {t.id: t for t in tasks}
+    return [by_id[r["id"]] for r in stratified(rows, per_type, seed, split=split)]
