@@ -504,17 +504,18 @@ class AlfworldEnv:
             return f"{cls} cannot be reached in ALFWorld (it stands in no receptacle there)"
         at = self.at
         known = self._known_targets(cls, is_place)
-        if known and not (is_place and at in known):
-            if at in known:
-                return ""
+        if known and at not in known:
             return self._walk(min(known, key=lambda p: (self._dist(at, p), self._tie[p])))
+        others = [p for p in known if p != at]
+        if others and not is_place:  # another seen object of the class (household.navigation)
+            return self._walk(min(others, key=lambda p: (self._dist(at, p), self._tie[p])))
         unvisited = [p for p in self._places if p not in self.visited]
         cur, spent = at, 0
         while unvisited:
             nxt = min(unvisited, key=lambda p: (self._dist(cur, p), self._tie[p]))
             spent += self._dist(cur, nxt)
             if spent > self.explore_budget:
-                if is_place and at in known:
+                if at in known:
                     return self._walk(at) if cur != at else ""
                 return f"{cls} not found"
             unvisited.remove(nxt)
@@ -528,8 +529,7 @@ class AlfworldEnv:
             elif any(self.object_class(n) == cls for n in self._visible()) or (
                     cls == "Faucet" and self._places[nxt].cls == "SinkBasin"):
                 return ""
-        if is_place and at in known:
-            others = [p for p in known if p != at]
+        if at in known:
             if others:
                 return self._walk(min(others, key=lambda p: (self.last_visit.get(p, -1), self._dist(cur, p),
                                                               self._tie[p])))

@@ -1,10 +1,12 @@
 """Navigation: travel costs between a scene's places, and where `Navigation C` leads from the agent's state.
 
 `Navigation C` goes to the nearest place where C is known (a visited receptacle of class C, or a seen object of
-class C; staying put if the agent is at one). If C is unknown it explores unvisited receptacles, cheapest first
-(seeded tie-break), until a C is seen, within `explore_budget` steps, else fails "C not found". Standing at a C
-receptacle, `Navigation C` means "another C": the least recently visited other known one, or exploration for a new
-one; if there is none the walk ends back where it started (still a success).
+class C). If C is unknown it explores unvisited receptacles, cheapest first (seeded tie-break), until a C is seen,
+within `explore_budget` steps, else fails "C not found". Standing where a C is, `Navigation C` means "another C":
+for an object, the nearest other place where one was seen, else exploration for a new one; for a receptacle,
+exploration for a new one, else the least recently visited other known one; if there is none the walk ends back
+where it started (still a success). (Walking to the object one stands by would change nothing; "another" is how
+a class-level sub-goal reaches the second object of a two-object task.)
 """
 from __future__ import annotations
 
@@ -72,10 +74,11 @@ class Navigator:
             return [], f"cannot navigate to {cls}"
         at = st.at
         known = self.known_targets(cls, is_place)
-        if known and not (is_place and at in known):
-            if at in known:
-                return [], ""
+        if known and at not in known:
             return [min(known, key=lambda p: (self.dist(at, p), self.tie[p]))], ""
+        others = [p for p in known if p != at]
+        if others and not is_place:  # another seen object of the class: the nearest one
+            return [min(others, key=lambda p: (self.dist(at, p), self.tie[p]))], ""
         # explore unvisited places, cheapest first
         visited = set(st.visited)
         path: list[str] = []
@@ -86,7 +89,7 @@ class Navigator:
             nxt = min(unvisited, key=lambda p: (self.dist(cur, p), self.tie[p]))
             spent += self.dist(cur, nxt)
             if spent > self.explore_budget:
-                if is_place and at in known:
+                if at in known:
                     return (path + [at] if path else []), ""
                 return path, f"{cls} not found"
             path.append(nxt)
@@ -97,8 +100,7 @@ class Navigator:
                     return path, ""
             elif any(o.cls == cls for o in st.visible(nxt)):
                 return path, ""
-        if is_place and at in known:
-            others = [p for p in known if p != at]
+        if at in known:
             if others:  # the whole room is known: go round the instances, least recently visited first
                 last = st.last_visit
                 return path + [min(others, key=lambda p: (last.get(p, -1), self.dist(cur, p), self.tie[p]))], ""

@@ -51,6 +51,12 @@ PLANNER_DEFAULTS: dict[str, Any] = {
     "legal_scope": "task",       # ours: pick up / switch only what the predicted arguments call for (object, mrecep,
                                  # a knife when sliced; the named lamp, the microwave to heat, the faucet to clean);
                                  # 'all' = any affordance-legal interaction with what is here
+    "nav_scope": "task",         # ours, with legal_scope 'task': walk only to the classes the predicted arguments call
+                                 # for (named ones, the slice, a knife when sliced, the fridge to cool, ...) and to
+                                 # seen containers (to look inside); 'all' = to any seen or named class (paper: any)
+    "goal_gate": True,           # ours: no step that skips or undoes what the predicted arguments require (the object
+                                 # goes to the parent only once hot/cold/clean is observed, into the movable receptacle
+                                 # first, ...; planner.legal.goal_gate) unless nothing else is legal (paper: none)
 }
 RETRIEVAL_DEFAULTS: dict[str, Any] = {
     "k": 9,                      # K examples per prompt (paper's setup, as LLM-Planner: 9 nearest of the pool;
@@ -109,6 +115,8 @@ class PlannerConfig:
     nav_targets: str = PLANNER_DEFAULTS["nav_targets"]
     deep_proposals: str = PLANNER_DEFAULTS["deep_proposals"]
     legal_scope: str = PLANNER_DEFAULTS["legal_scope"]
+    nav_scope: str = PLANNER_DEFAULTS["nav_scope"]
+    goal_gate: bool = PLANNER_DEFAULTS["goal_gate"]
     allow_stop: bool = PLANNER_DEFAULTS["allow_stop"]
     adapter_observes: bool = PLANNER_DEFAULTS["adapter_observes"]
     adapter_options: str = PLANNER_DEFAULTS["adapter_options"]

@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Iterable, Sequence
 
 from household.ontology import (
-    KNIVES, MOVABLE_RECEPTACLES, OPENABLE, PICKUPABLE, PLACE_RECEPTACLES, SLICEABLE, SLICED_OF, TOGGLEABLE, accepts,
-    canonical_class, place_class,
+    CONTAINERS, KNIVES, MOVABLE_RECEPTACLES, OPENABLE, PICKUPABLE, PLACE_RECEPTACLES, SLICEABLE, SLICED_OF, TOGGLEABLE,
+    accepts, canonical_class, place_class,
 )
 
 NAV_TARGET_MODES = ("any", "seen")
@@ -35,6 +35,9 @@ def where_text(seen: Sequence[str], located: Sequence[tuple[str, str]]) -> tuple
 
 # Appliances a predicted object state calls for (ALFRED's rules as the world implements them).
 STATE_TOGGLES = {"heat": ("Microwave",), "clean": ("Faucet",)}
+# Where an object gets a predicted state, and the word the observation shows once it has it.
+STATE_PLACE = {"heat": "Microwave", "cool": "Fridge", "clean": "SinkBasin"}
+STATE_WORD = {"heat": "hot", "cool": "cold", "clean": "clean"}
 
 
 def named_classes(args: dict | None) -> list[str]:
@@ -42,8 +45,11 @@ def named_classes(args: dict | None) -> list[str]:
     return [v for k, v in (args or {}).items() if isinstance(v, str) and v and k != "object_state"]
 
 
-def task_scope(args: dict | None) -> dict[str, set[str]] | None:
-    """What the predicted arguments call for: objects to pick up and things to switch (None = no arguments)."""
+def task_scope(args: dict | None, walk: bool = False) -> dict[str, set[str]] | None:
+    """What the predicted arguments call for: objects to pick up and things to switch (None = no arguments).
+
+    With `walk`, also the classes worth walking to (key 'walk'): those the arguments name, the slice, a knife when
+    sliced, the place the predicted state is made in; `legal_now` adds seen containers (to search)."""
     if not args:
         return None
     named = {v for k, v in args.items() if isinstance(v, str) and v and k in ("object_target", "mrecep_target")}
@@ -51,8 +57,13 @@ def task_scope(args: dict | None) -> dict[str, set[str]] | None:
     if args.get("object_sliced"):  # a knife to slice with, then the slice itself (the goal is on 'PotatoSliced')
         pick |= set(KNIVES) | {SLICED_OF[c] for c in named if c in SLICED_OF}
     toggle = {args["toggle_target"]} if args.get("toggle_target") else set()
-    toggle |= set(STATE_TOGGLES.get(str(args.get("object_state") or "none"), ()))
-    return {"pick": pick, "toggle": toggle}
+    state = str(args.get("object_state") or "none")
+    toggle |= set(STATE_TOGGLES.get(state, ()))
+    scope = {"pick": pick, "toggle": toggle}
+    if walk:
+        scope["walk"] = set(named_classes(args)) | (pick - set(KNIVES)) | set(KNIVES if args.get("object_sliced") else ()) \
+            | ({STATE_PLACE[state]} if state in STATE_PLACE else set())
+    return scope
 
 
 def legal_now(seen: Sequence[str], here: Sequence[str], holding: str, named: Iterable[str] = (),
@@ -63,11 +74,15 @@ def legal_now(seen: Sequence[str], here: Sequence[str], holding: str, named: Ite
     `seen`: every class observed; `here`: what is where the agent stands, as observed ('Fridge (closed)': opening
     is legal, closing is not; without a state both are); `named`: classes the predicted arguments name.
     `nav_targets`: 'any' = walk to seen or named classes (the world explores for unseen ones), 'seen' = only seen
-    ones. `scope` (from `task_scope`): pick up and switch only what the predicted arguments call for.
+    ones. `scope` (from `task_scope`): pick up and switch only what the predicted arguments call for; with its
+    'walk' key, walk only to those classes and to seen containers (to look inside).
     """
     known = [c for c in (canonical_class(x.split("(")[0].strip()) for x in seen) if c]
     named_cls = [c for c in (canonical_class(x) for x in named) if c]
     nav = set(known) | (set(named_cls) if nav_targets == "any" else set())
+    walk = scope.get("walk") if scope else None
+    if walk is not None:
+        nav = {c for c in nav if c in walk or c in CONTAINERS} | (walk if nav_targets == "any" else set())
     nav.discard(canonical_class(holding) if holding else None)  # what is in the hands is not somewhere to walk to
     out = {f"Navigation {c}" for c in nav}
     local: list[str] = []
@@ -88,7 +103,7 @@ def legal_now(seen: Sequence[str], here: Sequence[str], holding: str, named: Ite
             out |= {f"ToggleObjectOn {c}"} if "on" not in states else set()
             out |= {f"ToggleObjectOff {c}"} if "off" not in states else set()
     for c in local:
-        if c in SLICEABLE and holding in KNIVES:
+        if c in SLICEABLE and holding in KNIVES and (scope is None or c in scope["pick"]):
             out.add(f"SliceObject {c}")
         if not holding and c in PICKUPABLE and (scope is None or c in scope["pick"]):
             out.add(f"PickupObject {c}")
@@ -96,3 +111,51 @@ def legal_now(seen: Sequence[str], here: Sequence[str], holding: str, named: Ite
                 and (place_class(c) in PLACE_RECEPTACLES or c in MOVABLE_RECEPTACLES) and accepts(place_class(c), holding):
             out.add(f"PutObject {holding} {c}")
     return sorted(out) + (["Stop"] if allow_stop else [])
+
+
+def _observed_state(cls: str, state: str, observed: Sequence[str]) -> bool:
+    """Whether a seen object of `cls` shows the predicted state ('Apple (hot)'); no state asked = True."""
+    if state not in STATE_WORD:
+        return True
+    return any(c == cls and STATE_WORD[state] in words for c, words in map(parse_seen, observed))
+
+
+def goal_gate(legal: Sequence[str], args: dict | None, location: str, observed: Sequence[str],
+              inside: Sequence[tuple[str, str]] = ()) -> list[str]:
+    """`legal` without the steps that skip or undo what the predicted arguments require (unless nothing is left).
+
+    The goal object (the slice when sliced) goes to the parent only once it has the predicted state (until then it
+    goes only where that state is made), and into the movable receptacle first when one is named; the receptacle
+    goes to the parent only with the object in it; a whole object never goes to the parent when a slice is asked
+    for; and with two objects, one already put in the parent is not picked up again there. `observed`: the seen
+    list with states (a state counts once observed); `inside`: the placements the agent made.
+    """
+    if not args:
+        return list(legal)
+    obj, parent, mrecep = (canonical_class(str(args.get(k) or "")) or "" for k in
+                           ("object_target", "parent_target", "mrecep_target"))
+    state = str(args.get("object_state") or "none")
+    final = SLICED_OF.get(obj, obj) if args.get("object_sliced") else obj
+    maker = STATE_PLACE.get(state, "")
+    state_ok = _observed_state(final, state, observed)
+
+    def allowed(step: str) -> bool:
+        words = step.split()
+        if words[0] == "PutObject" and len(words) == 3:
+            what, where = words[1], words[2]
+            if what == final and not state_ok and maker:
+                return where == maker
+            if what == final and mrecep and mrecep != final:
+                return where == mrecep
+            if what == obj and final != obj:
+                return where not in (parent, mrecep)
+            if what == mrecep and mrecep and where == parent:
+                return (final, mrecep) in inside
+        if words[0] == "PickupObject" and len(words) == 2 and args.get("two_objects"):
+            return not (words[1] == final and location == parent and (final, parent) in inside)
+        return True
+
+    if not obj:
+        return list(legal)
+    kept = [a for a in legal if allowed(a)]
+    return kept if [a for a in kept if a != "Stop"] else list(legal)

@@ -7,7 +7,8 @@ A step where no actor gave a legal sub-goal counts as a failure of the planner (
 'no legal proposal'); `max_repeat_fails` of them in a row end the episode. `max_idle` sub-goals in a row that only
 lead back to states already observed (place, hands, objects seen and their states) end it too ('no_progress').
 With `avoid_tried`, a sub-goal already executed from the same observed state is off the legal list there (the world
-would answer the same), unless nothing else is legal.
+would answer the same), unless nothing else is legal. With `goal_gate`, steps that skip or undo what the predicted
+arguments require are off it too (`planner.legal.goal_gate`).
 """
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ from planner.config import PlannerConfig
 from planner.examples import ExamplePools
 from planner.generator import Belief, belief_step
 from planner.grounding import classes_of
-from planner.legal import legal_now, named_classes, task_scope, where_text
+from planner.legal import goal_gate, legal_now, named_classes, task_scope, where_text
 from planner.parsing import args_accuracy
 from planner.prompting import inline_step
 from planner.replay import new_env
@@ -124,11 +125,13 @@ def run_episode(task: Task, variant: str, pools: ExamplePools, client: Any, cfg:
         if planner is not None:
             named = named_classes(pred)
 
-            scope = task_scope(pred) if cfg.legal_scope == "task" else None
+            scope = task_scope(pred, walk=cfg.nav_scope == "task") if cfg.legal_scope == "task" else None
 
             def legal_for(state: Belief) -> list[str]:
                 legal = legal_now(seen, _here(obs, state), state.holding, named, cfg.nav_targets, scope,
                                   cfg.allow_stop)
+                if cfg.goal_gate:
+                    legal = goal_gate(legal, pred, state.location, obs.objects, state.inside)
                 if cfg.avoid_tried and state is belief:  # the real state only: imagined ones were never observed
                     legal = [a for a in legal if a not in tried.get(obs_text, ())] or legal
                 return legal

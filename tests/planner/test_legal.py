@@ -5,7 +5,7 @@ from planner.actors import Actor, StepContext
 from planner.beam import Node
 from planner.generator import Belief
 from planner.grounding import Grounder
-from planner.legal import legal_now, task_scope, where_text
+from planner.legal import goal_gate, legal_now, task_scope, where_text
 from tests.planner.helpers import RejectingMapper
 
 
@@ -91,3 +91,48 @@ def test_retry_after_a_failure_excludes_it_from_the_legal_set():
     got = _actor(client).propose_other(ctx, Node((), Belief()), {"Navigation Fridge"}, 1, ["Fridge"],
                                        legal=["Navigation Fridge", "Navigation Apple", "Stop"])
     assert got == ["Navigation Apple"] and client.constraints[-1].choices == ("Navigation Apple", "Stop")
+
+
+def test_walk_scope_keeps_what_the_task_needs_and_containers_to_search():
+    args = {"object_target": "Egg", "parent_target": "SinkBasin", "mrecep_target": "", "toggle_target": "",
+            "object_state": "cool", "object_sliced": False}
+    legal = legal_now(seen=["CounterTop", "Fork", "Cabinet", "Statue"], here=["CounterTop"], holding="",
+                      named=["Egg", "SinkBasin"], scope=task_scope(args, walk=True), allow_stop=False)
+    walks = {a.split()[1] for a in legal if a.startswith("Navigation")}
+    assert walks == {"Egg", "SinkBasin", "Fridge", "Cabinet"}  # the fridge cools; a cabinet may hide the egg
+    sliced = task_scope({**args, "object_target": "Apple", "object_sliced": True}, walk=True)
+    assert {"Knife", "ButterKnife", "AppleSliced"} <= sliced["walk"]
+    assert "walk" not in task_scope(args)  # relabeling's stepwise picks keep their own scope
+
+
+def test_goal_gate_orders_the_state_change_before_the_parent():
+    args = {"object_target": "Apple", "parent_target": "GarbageCan", "mrecep_target": "", "object_state": "heat",
+            "object_sliced": False, "two_objects": False}
+    legal = ["Navigation Microwave", "PutObject Apple GarbageCan", "PutObject Apple Microwave"]
+    assert goal_gate(legal, args, "GarbageCan", ["Apple", "GarbageCan"]) == \
+        ["Navigation Microwave", "PutObject Apple Microwave"]
+    assert goal_gate(legal, args, "GarbageCan", ["Apple (hot)", "GarbageCan"]) == legal  # heated: may go in
+    only = ["PutObject Apple GarbageCan"]
+    assert goal_gate(only, args, "GarbageCan", ["Apple"]) == only  # nothing else legal: the gate steps aside
+
+
+def test_goal_gate_puts_the_object_in_the_movable_receptacle_first():
+    args = {"object_target": "KeyChain", "parent_target": "ArmChair", "mrecep_target": "Box", "object_state": "none",
+            "object_sliced": False, "two_objects": False}
+    holding_keys = ["PutObject KeyChain ArmChair", "PutObject KeyChain Box", "Navigation Box"]
+    assert goal_gate(holding_keys, args, "ArmChair", []) == ["PutObject KeyChain Box", "Navigation Box"]
+    holding_box = ["PutObject Box ArmChair", "Navigation KeyChain"]
+    assert goal_gate(holding_box, args, "ArmChair", []) == ["Navigation KeyChain"]
+    assert goal_gate(holding_box, args, "ArmChair", [], inside=[("KeyChain", "Box")]) == holding_box
+
+
+def test_goal_gate_slice_and_second_object():
+    sliced = {"object_target": "Bread", "parent_target": "CounterTop", "mrecep_target": "", "object_state": "none",
+              "object_sliced": True, "two_objects": False}
+    assert goal_gate(["PutObject Bread CounterTop", "PutObject Bread Fridge"], sliced, "Fridge", []) == \
+        ["PutObject Bread Fridge"]
+    two = {"object_target": "Pillow", "parent_target": "Sofa", "mrecep_target": "", "object_state": "none",
+           "object_sliced": False, "two_objects": True}
+    at_sofa = ["PickupObject Pillow", "Navigation ArmChair"]
+    assert goal_gate(at_sofa, two, "Sofa", [], inside=[("Pillow", "Sofa")]) == ["Navigation ArmChair"]
+    assert goal_gate(at_sofa, two, "ArmChair", [], inside=[("Pillow", "Sofa")]) == at_sofa

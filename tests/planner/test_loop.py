@@ -144,3 +144,24 @@ def test_a_sub_goal_already_tried_from_this_state_is_not_legal_again(task, pools
         assert {s.subgoal for s in r.steps} - {"Navigation Bed", "Navigation SideTable"}
     else:
         assert len(set(pairs)) < len(pairs)
+
+
+@pytest.mark.parametrize("gate", [True, False])
+def test_the_goal_gate_keeps_an_unheated_object_out_of_the_parent(task, pools, tmp_path, gate):
+    # The adapter says the book must be hot first; the actor wants it on the side table as soon as it can. With
+    # `goal_gate` that put is never legal while no hot book has been observed (the loop hands the gate the real
+    # observation), so it is never executed; without it, the actor puts the book there directly.
+    def answer(request):
+        if request.prompt.startswith("Read each"):
+            return " object=Book parent=SideTable mrecep=none toggle=none state=heat sliced=no two=no"
+        options = _options(request.body)
+        wants = ("PutObject Book SideTable", "PickupObject Book", "Navigation SideTable", "Navigation Book")
+        return " " + next((o for o in wants if o in options), options[0])
+
+    with ScriptedEndpoint(answer) as ep, \
+            llm_client.LLMClient(replace(ep.settings(), constrain="grammar"), cache_dir=tmp_path) as client:
+        cfg = PlannerConfig(k=2, width=1, max_subgoals=8, max_idle=0, goal_gate=gate)
+        r = run_episode(task, "no_hindsight", pools, client, cfg)
+    done = [s.subgoal for s in r.steps if s.ok]
+    assert "PickupObject Book" in done
+    assert ("PutObject Book SideTable" in done) is not gate
