@@ -7,7 +7,7 @@ The LLM response cache is emptied before each run, so every configuration makes 
 is warmed once first. Dask runs join a LocalCluster of 2 worker processes x 8 threads that this script starts in
 the workspace (`pipeline.dask_address`), a fresh one per run.
 
-Prints per configuration: the stage's item-phase wall time (metrics/stages/*.json `seconds`) and the process's
+Prints per configuration: the stage's item-phase wall time (details/stages/*.json `seconds`) and the process's
 wall time, the speed-up over workers 1, LLM calls and their summed wait (from the workspace's call log), the share
 of worker-slot time spent outside LLM waits (1 - summed wait / (item-phase wall x slots)), and peak memory (RSS)
 of the stage process and of each Dask worker process. "same output": the output file has the bytes of workers 1's
@@ -45,7 +45,7 @@ TYPES = ("pick_and_place_simple", "pick_heat_then_place_in_recep", "pick_cool_th
 SPLITS = ("valid_seen", "valid_unseen")
 VARIANT = "hindsight"
 OUT = f"data/eval/{VARIANT}.jsonl"
-SUMMARIES = (f"details/stages/evaluate-{VARIANT}.json", f"metrics/stages/evaluate-{VARIANT}.json")
+SUMMARY = f"details/stages/evaluate-{VARIANT}.json"
 
 _ENDPOINT = """
 import sys, time
@@ -134,7 +134,7 @@ def llm_calls(ws: Path) -> tuple[int, float]:
 def run_stage(ws: Path, env: dict[str, str], name: str, workers: int, dask: bool) -> Run:
     """Run the evaluate stage once in `ws` with an empty LLM cache; measure it."""
     shutil.rmtree(ws / ".cache" / "llm", ignore_errors=True)
-    for rel in (OUT, *SUMMARIES):
+    for rel in (OUT, SUMMARY):
         (ws / rel).unlink(missing_ok=True)
     set_param(ws, "pipeline.workers", workers)
     set_param(ws, "llm.max_concurrency", workers)
@@ -160,7 +160,7 @@ def run_stage(ws: Path, env: dict[str, str], name: str, workers: int, dask: bool
         cluster.close()
     if proc.returncode != 0:
         raise SystemExit(f"{name}: stage exited {proc.returncode}\n{out[-4000:]}")
-    summary = next(json.loads((ws / rel).read_text()) for rel in SUMMARIES if (ws / rel).exists())
+    summary = json.loads((ws / SUMMARY).read_text())
     items_s = summary["seconds"]
     calls, llm_s = llm_calls(ws)
     records = (ws / OUT).read_text().splitlines()  # compared line for line: the same bytes or not

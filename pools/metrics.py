@@ -14,7 +14,6 @@ from collections import defaultdict
 from typing import Any, Callable, Iterable, Mapping, TypeVar
 
 from pools.stats import bootstrap_ci, ratio
-from pools.timing import speed
 
 Row = Mapping[str, Any]
 T = TypeVar("T")
@@ -113,12 +112,12 @@ def failure_reasons(rollouts: Iterable[Row], top: int = 20) -> dict[str, int]:
     return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:top])
 
 
-def headline(rollouts: list[Row], splits: Iterable[str], timings: Mapping[str, Row]) -> dict[str, dict[str, Any]]:
+def headline(rollouts: list[Row], splits: Iterable[str]) -> dict[str, dict[str, Any]]:
     """The DVC metrics of one variant, one row per split (metrics/eval/<variant>/<split>.json).
 
-    Episode count, SR, GC, PLW SR, PLW GC, LLM calls and wall seconds per planned sub-goal (from `timings`, the
-    stage's timing lines by rollout id); nothing else, so that `dvc metrics show` stays readable (short keys:
-    every key is a column of its table). details() has the rest.
+    Episode count, SR, GC, PLW SR, PLW GC and LLM calls per planned sub-goal; nothing else, so that `dvc metrics
+    show` stays readable (short keys: every key is a column of its table) and nothing measured makes `dvc exp show
+    --only-changed` list an unchanged result (wall seconds: pools.timing.speed). details() has the rest.
     """
     by_split = group_by(rollouts, lambda r: r["split"])
     out: dict[str, dict[str, Any]] = {}
@@ -126,8 +125,7 @@ def headline(rollouts: list[Row], splits: Iterable[str], timings: Mapping[str, R
         rows = by_split.get(split, [])
         rates, c = alfred_rates(rows), cost(rows)
         out[split] = {"episodes": rates["episodes"], **{k: rates[k] for k in HEADLINE_RATES},
-                      "calls/subgoal": c["calls_per_subgoal"],
-                      "s/subgoal": speed(rows, timings)["seconds_per_subgoal"]}
+                      "calls/subgoal": c["calls_per_subgoal"]}
     return out
 
 

@@ -17,6 +17,7 @@ COMMAND_MODULES = (
     "flows.cli.cmd_compare",
     "flows.cli.cmd_report",
     "flows.cli.cmd_profile",
+    "flows.cli.cmd_timing",
 )
 
 

@@ -260,20 +260,21 @@ class _Progress:
                       self.stage, n, self.total, self.reused, self.failed, seconds, _fmt(eta))
 
 
-STAGE_HEADLINE = ("items", "ok", "failed", "seconds")
+STAGE_HEADLINE = ("items", "ok", "failed")  # results only: the measured seconds are in details/stages/
 
 
 def write_summary(result: StageResult, **extra: Any) -> dict[str, Any]:
     """Write the stage's summary (schema-checked) and return it.
 
     details/stages/<stage>.json holds all of it (failures with reasons, reuse, LLM usage, ...);
-    metrics/stages/<stage>.json, the DVC metric, only the headline (items, ok, failed, seconds), so that
-    `dvc metrics show` stays readable.
+    metrics/stages/<stage>.json, the DVC metric, only the headline (items, ok, failed), so that `dvc metrics show`
+    stays narrow and `dvc exp show --only-changed` lists only results that changed (seconds change on every run;
+    `hindsight timing` shows them).
     """
     summary = result.summary(**extra)
     root = project_dir()
     write_json(root / "details" / "stages" / f"{result.stage}.json", summary, "stage_summary")
-    headline = {k: summary[k] for k in STAGE_HEADLINE} | {"seconds": round(summary["seconds"], 1)}  # a narrow column
+    headline = {k: summary[k] for k in STAGE_HEADLINE}
     write_json(root / "metrics" / "stages" / f"{result.stage}.json", headline, "stage_metrics")
     return summary
 

@@ -9,14 +9,13 @@ from prefect import flow
 from flows.runtime.declared import output
 from flows.runtime.items import Planned, StagePlan
 from flows.stages.alfworld_games import eval_splits, game_rows, uses_alfworld
-from flows.runtime.llm_stage import run_llm_stage, timing_file
+from flows.runtime.llm_stage import run_llm_stage
 from flows.runtime.params import load_params, on_bad, section, stage_params
 from flows.runtime.stage_io import GT_POOL, HINDSIGHT_POOL, TASKS, read_input
 from flows.runtime.workspace import path
 from pools.jsonl import atomic_write_text, read_jsonl, write_json
 from pools.metrics import details, headline, sr_by_type_rows
 from pools.select import at_most, stratified
-from pools.timing import by_id
 
 
 def plan(params: dict[str, Any], variant: str, policy: str) -> Planned:
@@ -60,10 +59,10 @@ def evaluate_flow(params: dict[str, Any], variant: str, policy: str) -> dict[str
                             "rollout", (TASKS, GT_POOL, HINDSIGHT_POOL), quarantined=planned.quarantined,
                             plan=recipe)
     rollouts = read_jsonl(path(out), "rollout").records
-    timings = by_id(read_jsonl(path(timing_file(stage)), "timing").records)
     # The DVC metric: one small file per split (a readable `dvc metrics show`); the rest goes to a details file,
-    # which, like the rollouts, holds no measured time (the same bytes however many workers ran the episodes).
-    rows = headline(rollouts, eval_splits(params), timings)
+    # which, like the rollouts and the metric, holds no measured time (the same bytes however many workers ran the
+    # episodes); the seconds are in the timing file.
+    rows = headline(rollouts, eval_splits(params))
     metrics_dir = path(f"metrics/eval/{variant}")
     for stale in metrics_dir.glob("*.json"):
         if stale.stem not in rows:  # a split no longer evaluated

@@ -236,8 +236,7 @@ def test_repro_runs_every_stage_and_pools_only_what_verifies(module_project) -> 
     assert files["metrics/eval/hindsight/valid_seen.json"]["data"] == hs
     # Headline numbers only (issue 15): a short, fixed set of columns, whatever the run.
     keys = {k for f in files.values() for k in f["data"]}
-    assert keys == {"items", "ok", "failed", "seconds", "episodes", "sr", "gc", "plw_sr", "plw_gc", "calls/subgoal",
-                    "s/subgoal"}, keys
+    assert keys == {"items", "ok", "failed", "episodes", "sr", "gc", "plw_sr", "plw_gc", "calls/subgoal"}, keys
     table = module_project.run("dvc", "metrics", "show").stdout
     assert max(len(line) for line in table.splitlines()) <= 160, table
     # The plot files still render (dvc plots show / diff against the committed state).
@@ -304,3 +303,21 @@ def test_keep_unverified_reruns_pool_and_evaluation_only(module_project) -> None
     assert ran_stages(back.stdout) == {"pool"} | EVAL | RESULTS, back.stdout[-3000:]
     assert len(read_jsonl(module_project.path / "data/pools/hindsight.jsonl", "sample").records) == 2
     assert changed_stages(module_project) == set()
+
+
+def test_exp_show_only_changed_lists_what_changed_not_the_clock(module_project) -> None:
+    # Issue 15: measured seconds are not DVC metrics (they differ on every run), so an experiment whose results
+    # equal the baseline's shows only what was set; `hindsight timing` still has the seconds. Last in the module:
+    # the experiment leaves its params in the workspace.
+    module_project.run("git", "add", "-A")
+    module_project.run("git", "commit", "-qm", "baseline")
+    module_project.run("dvc", "exp", "run", "-n", "longer", "-S", "planner.max_subgoals=7", timeout=1800)
+    table = module_project.run("dvc", "exp", "show", "--only-changed", "--no-pager").stdout
+    lines = [line for line in table.splitlines() if line.strip()]
+    assert "planner.max_subgoals" in table and "longer" in table, table
+    assert not re.search(r"seconds|s/subgoal", table), table
+    assert max(len(line) for line in lines) <= 160, table
+    print(f"\ndvc exp show --only-changed ({max(len(line) for line in lines)} columns):\n{table}")
+    print(module_project.run("dvc", "metrics", "show").stdout)
+    timing = json.loads(module_project.run("hindsight", "timing", "--json").stdout)
+    assert timing["stages"]["collect"]["seconds"] > 0 and timing["variants"]["hindsight"]["timed"] == 2

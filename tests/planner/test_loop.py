@@ -122,22 +122,28 @@ def _options(body) -> list[str]:
     return re.findall(r'"([^"]+)"', line) if "slot1" not in grammar else []
 
 
+def _preferring(task, pools, tmp_path, state: str, wants: tuple[str, ...], **cfg):
+    """An episode whose adapter says 'the book to the side table' (object state `state`) and whose actor answers
+    the first of `wants` that is legal (else the first legal sub-goal), on a grammar-constrained endpoint."""
+    def answer(request):
+        if request.prompt.startswith("Read each"):
+            return f" object=Book parent=SideTable mrecep=none toggle=none state={state} sliced=no two=no"
+        options = _options(request.body)
+        assert options, "the actor's answer is constrained to the legal sub-goals"
+        return " " + next((o for o in wants if o in options), options[0])
+
+    with ScriptedEndpoint(answer) as ep, \
+            llm_client.LLMClient(replace(ep.settings(), constrain="grammar"), cache_dir=tmp_path) as client:
+        return run_episode(task, "no_hindsight", pools, client,
+                           PlannerConfig(k=2, width=1, max_subgoals=8, max_idle=0, **cfg))
+
+
 @pytest.mark.parametrize("avoid", [True, False])
 def test_a_sub_goal_already_tried_from_this_state_is_not_legal_again(task, pools, tmp_path, avoid):
     # The actor always wants the bed, else the side table: without `avoid_tried` it walks to the bed again and
     # again from where it stands (the same observed state, the same answer); with it, what was already done from
     # an observed state is off the legal list there, so it tries something else.
-    def answer(request):
-        if request.prompt.startswith("Read each"):
-            return " object=Book parent=SideTable mrecep=none toggle=none state=none sliced=no two=no"
-        options = _options(request.body)
-        assert options, "the actor's answer is constrained to the legal sub-goals"
-        return " " + next((o for o in ("Navigation Bed", "Navigation SideTable") if o in options), options[0])
-
-    with ScriptedEndpoint(answer) as ep, \
-            llm_client.LLMClient(replace(ep.settings(), constrain="grammar"), cache_dir=tmp_path) as client:
-        cfg = PlannerConfig(k=2, width=1, max_subgoals=8, max_idle=0, avoid_tried=avoid)
-        r = run_episode(task, "no_hindsight", pools, client, cfg)
+    r = _preferring(task, pools, tmp_path, "none", ("Navigation Bed", "Navigation SideTable"), avoid_tried=avoid)
     pairs = [(s.observation, s.subgoal) for s in r.steps]
     if avoid:
         assert len(set(pairs)) == len(pairs), "a sub-goal was executed twice from the same observed state"
@@ -151,17 +157,8 @@ def test_the_goal_gate_keeps_an_unheated_object_out_of_the_parent(task, pools, t
     # The adapter says the book must be hot first; the actor wants it on the side table as soon as it can. With
     # `goal_gate` that put is never legal while no hot book has been observed (the loop hands the gate the real
     # observation), so it is never executed; without it, the actor puts the book there directly.
-    def answer(request):
-        if request.prompt.startswith("Read each"):
-            return " object=Book parent=SideTable mrecep=none toggle=none state=heat sliced=no two=no"
-        options = _options(request.body)
-        wants = ("PutObject Book SideTable", "PickupObject Book", "Navigation SideTable", "Navigation Book")
-        return " " + next((o for o in wants if o in options), options[0])
-
-    with ScriptedEndpoint(answer) as ep, \
-            llm_client.LLMClient(replace(ep.settings(), constrain="grammar"), cache_dir=tmp_path) as client:
-        cfg = PlannerConfig(k=2, width=1, max_subgoals=8, max_idle=0, goal_gate=gate)
-        r = run_episode(task, "no_hindsight", pools, client, cfg)
+    wants = ("PutObject Book SideTable", "PickupObject Book", "Navigation SideTable", "Navigation Book")
+    r = _preferring(task, pools, tmp_path, "heat", wants, goal_gate=gate)
     done = [s.subgoal for s in r.steps if s.ok]
     assert "PickupObject Book" in done
     assert ("PutObject Book SideTable" in done) is not gate

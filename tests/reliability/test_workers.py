@@ -105,7 +105,7 @@ def test_evaluate_with_16_workers_writes_the_bytes_of_1(tmp_path: Path, monkeypa
     assert [t["id"] for t in timing] == [r["id"] for r in rollouts] and len(rollouts) == 8
     assert all(t["seconds"] > 0 and t["llm_seconds"] > 0 for t in timing)
     headline = json.loads((root / "metrics/eval/hindsight/valid_seen.json").read_text())
-    assert headline["s/subgoal"] > 0 and headline["episodes"] == 8
+    assert headline["episodes"] == 8 and "s/subgoal" not in headline  # measured: details/timing, not a metric
     TABLE.add("evaluate, 16 workers vs 1: output bytes", trials=len(rollouts), clear=True,
               note="rollouts, details and plot data identical; time in details/timing/")
 
