@@ -90,6 +90,13 @@ RELABEL_DEFAULTS: dict[str, Any] = {
 }
 
 
+# The values a mode key may take (a typo would otherwise quietly behave as one of them).
+CHOICES: dict[str, tuple[str, ...]] = {
+    "legal_scope": ("task", "all"), "nav_scope": ("task", "all"), "nav_targets": ("any", "seen"),
+    "deep_proposals": ("all", "one"), "generator": ("belief", "llm"), "completion": ("stepwise", "line"),
+}
+
+
 @dataclass(frozen=True)
 class PlannerConfig:
     """Everything the planner reads: one flat, frozen view of the params it is given."""
@@ -144,6 +151,11 @@ class PlannerConfig:
     backend: str = "household"  # from world.backend: household | alfworld (household.backends.open_env)
     alfworld_games: str = ""  # from world.alfworld_games: the ALFWorld games folder (alfworld backend)
     extra: dict[str, Any] = field(default_factory=dict)  # unknown keys, kept for the record
+
+    def __post_init__(self) -> None:
+        for key, allowed in CHOICES.items():
+            if getattr(self, key) not in allowed:
+                raise ValueError(f"params.yaml: {key} must be one of {allowed}, not {getattr(self, key)!r}")
 
     @classmethod
     def from_params(cls, params: dict[str, Any], **overrides: Any) -> "PlannerConfig":

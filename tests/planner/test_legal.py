@@ -1,6 +1,8 @@
 """The legal set an actor answers from: built from what was observed only, and honoured by the actors."""
 from __future__ import annotations
 
+import pytest
+
 from planner.actors import Actor, StepContext
 from planner.beam import Node
 from planner.generator import Belief
@@ -136,3 +138,11 @@ def test_goal_gate_slice_and_second_object():
     at_sofa = ["PickupObject Pillow", "Navigation ArmChair"]
     assert goal_gate(at_sofa, two, "Sofa", [], inside=[("Pillow", "Sofa")]) == ["Navigation ArmChair"]
     assert goal_gate(at_sofa, two, "ArmChair", [], inside=[("Pillow", "Sofa")]) == at_sofa
+
+
+def test_a_mode_key_with_an_unknown_value_is_refused():
+    from planner.config import PlannerConfig
+
+    with pytest.raises(ValueError, match=r"nav_scope must be one of \('task', 'all'\), not 'tasks'"):
+        PlannerConfig.from_params({"planner": {"nav_scope": "tasks"}})
+    assert PlannerConfig.from_params({"planner": {"nav_scope": "all"}}).nav_scope == "all"
