@@ -61,7 +61,8 @@ def task_scope(args: dict | None, walk: bool = False) -> dict[str, set[str]] | N
     toggle |= set(STATE_TOGGLES.get(state, ()))
     scope = {"pick": pick, "toggle": toggle}
     if walk:
-        scope["walk"] = set(named_classes(args)) | (pick - set(KNIVES)) | set(KNIVES if args.get("object_sliced") else ()) \
+        knives = set(KNIVES) if args.get("object_sliced") else set()
+        scope["walk"] = set(named_classes(args)) | (pick - set(KNIVES)) | knives \
             | ({STATE_PLACE[state]} if state in STATE_PLACE else set())
     return scope
 
@@ -130,10 +131,11 @@ def goal_gate(legal: Sequence[str], args: dict | None, location: str, observed: 
     for; and with two objects, one already put in the parent is not picked up again there. `observed`: the seen
     list with states (a state counts once observed); `inside`: the placements the agent made.
     """
-    if not args:
-        return list(legal)
+    args = args or {}
     obj, parent, mrecep = (canonical_class(str(args.get(k) or "")) or "" for k in
                            ("object_target", "parent_target", "mrecep_target"))
+    if not obj:  # no arguments, or no object to gate
+        return list(legal)
     state = str(args.get("object_state") or "none")
     final = SLICED_OF.get(obj, obj) if args.get("object_sliced") else obj
     maker = STATE_PLACE.get(state, "")
@@ -155,7 +157,5 @@ def goal_gate(legal: Sequence[str], args: dict | None, location: str, observed: 
             return not (words[1] == final and location == parent and (final, parent) in inside)
         return True
 
-    if not obj:
-        return list(legal)
     kept = [a for a in legal if allowed(a)]
     return kept if [a for a in kept if a != "Stop"] else list(legal)
