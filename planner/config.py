@@ -5,6 +5,8 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
+from planner.legal import NAV_TARGET_MODES
+
 # Defaults for keys absent from the params given; each paper ambiguity is named with its interpretation.
 PLANNER_DEFAULTS: dict[str, Any] = {
     "variant": "hindsight",      # hindsight | no_hindsight | no_adapter | llm_planner | expert
@@ -92,7 +94,7 @@ RELABEL_DEFAULTS: dict[str, Any] = {
 
 # The values a mode key may take (a typo would otherwise quietly behave as one of them).
 CHOICES: dict[str, tuple[str, ...]] = {
-    "legal_scope": ("task", "all"), "nav_scope": ("task", "all"), "nav_targets": ("any", "seen"),
+    "legal_scope": ("task", "all"), "nav_scope": ("task", "all"), "nav_targets": NAV_TARGET_MODES,
     "deep_proposals": ("all", "one"), "generator": ("belief", "llm"), "completion": ("stepwise", "line"),
 }
 

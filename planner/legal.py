@@ -61,9 +61,8 @@ def task_scope(args: dict | None, walk: bool = False) -> dict[str, set[str]] | N
     toggle |= set(STATE_TOGGLES.get(state, ()))
     scope = {"pick": pick, "toggle": toggle}
     if walk:
-        knives = set(KNIVES) if args.get("object_sliced") else set()
-        scope["walk"] = set(named_classes(args)) | (pick - set(KNIVES)) | knives \
-            | ({STATE_PLACE[state]} if state in STATE_PLACE else set())
+        # `pick` already holds the slice and the knives when sliced
+        scope["walk"] = set(named_classes(args)) | pick | ({STATE_PLACE[state]} if state in STATE_PLACE else set())
     return scope
 
 

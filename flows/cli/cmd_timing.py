@@ -32,6 +32,7 @@ def _stage_key(name: str) -> tuple[int, str]:
 
 def timing_table(root: Path) -> dict[str, Any]:
     """{'stages': {stage: {items, ok, failed, seconds}}, 'variants': {variant: speed}} from the workspace's files."""
+    from flows.runtime.llm_stage import timing_file
     from pools.jsonl import read_json, read_jsonl
     from pools.timing import by_id, speed
 
@@ -41,7 +42,7 @@ def timing_table(root: Path) -> dict[str, Any]:
         stages[file.stem] = {k: s[k] for k in ("items", "ok", "failed")} | {"seconds": round(s["seconds"], 1)}
     variants: dict[str, Any] = {}
     for file in sorted((root / "data" / "eval").glob("*.jsonl")):
-        timing = root / "details" / "timing" / f"evaluate-{file.stem}.jsonl"
+        timing = root / timing_file(f"evaluate-{file.stem}")
         lines = by_id(read_jsonl(timing, "timing").records) if timing.exists() else {}
         rollouts = read_jsonl(file, "rollout").records
         variants[file.stem] = {"episodes": len(rollouts), "subgoals": sum(len(r["steps"]) for r in rollouts),
