@@ -74,9 +74,8 @@ def main(argv: list[str] | None = None) -> int:
             misses: list[dict[str, Any]] = []
             for task in picked:
                 text = task.instruction(0)
-                adapter = Adapter(client, pools.retrieve("gt", text, cfg.adapter_k or cfg.k, exclude_task=task.id),
-                                  cfg.adapter_tokens, options=mode, min_share=cfg.adapter_min_share,
-                                  order=cfg.adapter_order)
+                adapter = Adapter.from_config(
+                    client, pools.retrieve("gt", text, cfg.adapter_k or cfg.k, exclude_task=task.id), cfg, mode)
                 t0 = time.perf_counter()
                 pred = adapter.predict(text, ())
                 seconds += time.perf_counter() - t0

@@ -85,6 +85,8 @@ class Actor:
         constrained decoding where the endpoint supports it; the answer is validated either way, and an answer
         outside the set is mapped to the nearest legal sub-goal or rejected (counted in `illegal`).
         """
+        if legal is not None and len(legal) <= 1:  # the answer is known: no call
+            return list(legal)
         prompt = self.prompt(ctx, node.actions, node.state.holding if node.actions else None)
         constraint = Constraint.choice(legal) if legal else None
         try:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any, Iterable, Mapping, Sequence
 
 from household.ontology import LAMPS, MOVABLE_RECEPTACLES, PICKUPABLE, RECEPTACLES, canonical_class, class_words
@@ -59,9 +60,22 @@ def _by_name(instruction: str, classes: Iterable[str]) -> list[str]:
     return out
 
 
-def lexicon_options(instruction: str, min_share: float) -> dict[str, tuple[str, ...]]:
+def containers_before_with(instruction: str) -> list[str]:
+    """The movable receptacles named by the word right before 'with' ('a plate with a bottle on it': Plate)."""
+    ws = re.findall(r"[a-z]+", instruction.lower())
+    for w, nxt in zip(ws, ws[1:]):
+        found = _by_name(w, MOVABLE_RECEPTACLES) if nxt == "with" else []
+        if found:
+            return found
+    return []
+
+
+def lexicon_options(instruction: str, min_share: float, container_with: bool = False) -> dict[str, tuple[str, ...]]:
     """Each slot's options limited to the values the instruction's words point to (`planner.lexicon`), then the
-    classes it names by their own name that train has in the slot (too rare there for the counts, e.g. Glassbottle)."""
+    classes it names by their own name that train has in the slot (too rare there for the counts, e.g. Glassbottle).
+
+    With `container_with`, a container named right before 'with' must be the movable receptacle: 'none' is not
+    offered for it, and the container is not offered as the object."""
     lex = train_lexicon()
     out: dict[str, tuple[str, ...]] = {}
     for key, full in ALL_OPTIONS.items():
@@ -74,6 +88,10 @@ def lexicon_options(instruction: str, min_share: float) -> dict[str, tuple[str, 
             out[key] = (empty,) if key in NAMED_OR_EMPTY else full
         else:
             out[key] = named + ((empty,) if empty in full else ())
+    held = containers_before_with(instruction) if container_with else []
+    if held:
+        out["mrecep_target"] = tuple(dict.fromkeys(held + [v for v in out["mrecep_target"] if v != "none"]))
+        out["object_target"] = tuple(v for v in out["object_target"] if v not in held) or out["object_target"]
     return out
 
 
@@ -83,7 +101,8 @@ class Adapter:
     role = "adapter"
 
     def __init__(self, client: Any, examples: Sequence[Sample], max_tokens: int = 40, constrain: bool = True,
-                 options: str = "all", min_share: float = 0.1, order: str = "object_first") -> None:
+                 options: str = "all", min_share: float = 0.1, order: str = "object_first",
+                 container_with: bool = False) -> None:
         if options not in ADAPTER_OPTIONS:
             raise ValueError(f"planner.adapter_options must be one of {ADAPTER_OPTIONS}, not {options!r}")
         if order not in ARG_ORDERS:
@@ -92,6 +111,7 @@ class Adapter:
         self.options = options
         self.min_share = min_share
         self.order = order
+        self.container_with = container_with
         self.examples = join_examples(adapter_example(s, ARG_ORDERS[order]) for s in examples)
         self.max_tokens = max_tokens
         self.constrain = constrain
@@ -100,9 +120,17 @@ class Adapter:
         self.calls = 0
         self.unparsed = 0  # answers missing at least one of the seven arguments
 
+    @classmethod
+    def from_config(cls, client: Any, examples: Sequence[Sample], cfg: Any, options: str = "") -> "Adapter":
+        """An adapter with a `PlannerConfig`'s adapter settings (`options` overrides `cfg.adapter_options`)."""
+        return cls(client, examples, cfg.adapter_tokens, options=options or cfg.adapter_options,
+                   min_share=cfg.adapter_min_share, order=cfg.adapter_order, container_with=cfg.adapter_container_with)
+
     def options_for(self, instruction: str) -> Mapping[str, Sequence[str]]:
         """Each argument's options: every value, or those the instruction's words point to."""
-        return ALL_OPTIONS if self.options == "all" else lexicon_options(instruction, self.min_share)
+        if self.options == "all":
+            return ALL_OPTIONS
+        return lexicon_options(instruction, self.min_share, self.container_with)
 
     def prompt(self, instruction: str, seen: Sequence[str], opts: Mapping[str, Sequence[str]] | None = None) -> str:
         """The adapter prompt for this instruction and observation (its class lists are the answer's options)."""

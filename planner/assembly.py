@@ -101,9 +101,8 @@ def build_planner(task: Task, variant: Variant, pools: ExamplePools, client: Any
                             max_tokens=cfg.actor_tokens * (3 if full else 1), reuse_plans=cfg.reuse_plans))
     adapter = None
     if variant.adapter:
-        adapter = Adapter(client, pools.retrieve("gt", text, cfg.adapter_k or cfg.k, exclude_task=task.id,
-                                                 exclude_ids=exclude), cfg.adapter_tokens,
-                          options=cfg.adapter_options, min_share=cfg.adapter_min_share, order=cfg.adapter_order)
+        adapter = Adapter.from_config(client, pools.retrieve("gt", text, cfg.adapter_k or cfg.k, exclude_task=task.id,
+                                                             exclude_ids=exclude), cfg)
     critic = None
     if variant.critic_pool:
         cexamples = pools.retrieve(variant.critic_pool, text, cfg.k, exclude_task=task.id, exclude_ids=exclude)

@@ -48,6 +48,9 @@ PLANNER_DEFAULTS: dict[str, Any] = {
     "adapter_order": "mrecep_first",  # ours: the answer line names the movable receptacle before the object, so the
                                  # container is not named as the object; 'object_first' = the seven in ALFRED's order
                                  # (paper: silent)
+    "adapter_container_with": True,  # ours, with 'lexicon': a container named right before 'with' ("a plate with a
+                                 # bottle on it") is the movable receptacle: 'none' is not offered for mrecep and the
+                                 # container not for the object (paper: free text)
     "adapter_observes": False,   # paper: the adapter reads the objects seen so far; ours on the 1.5B model: the
                                  # instruction only (it copied a seen receptacle into `parent`); same prompt each step
     "legal_scope": "task",       # ours: pick up / switch only what the predicted arguments call for (object, mrecep,
@@ -131,6 +134,7 @@ class PlannerConfig:
     adapter_options: str = PLANNER_DEFAULTS["adapter_options"]
     adapter_min_share: float = PLANNER_DEFAULTS["adapter_min_share"]
     adapter_order: str = PLANNER_DEFAULTS["adapter_order"]
+    adapter_container_with: bool = PLANNER_DEFAULTS["adapter_container_with"]
     k: int = RETRIEVAL_DEFAULTS["k"]
     map_threshold: float = RETRIEVAL_DEFAULTS["map_threshold"]
     adapter_k: int = RETRIEVAL_DEFAULTS["adapter_k"]

@@ -35,6 +35,7 @@ def where_text(seen: Sequence[str], located: Sequence[tuple[str, str]]) -> tuple
 
 # Appliances a predicted object state calls for (ALFRED's rules as the world implements them).
 STATE_TOGGLES = {"heat": ("Microwave",), "clean": ("Faucet",)}
+SLICES = frozenset(SLICED_OF.values())
 # Where an object gets a predicted state, and the word the observation shows once it has it.
 STATE_PLACE = {"heat": "Microwave", "cool": "Fridge", "clean": "SinkBasin"}
 STATE_WORD = {"heat": "hot", "cool": "cold", "clean": "clean"}
@@ -79,10 +80,13 @@ def legal_now(seen: Sequence[str], here: Sequence[str], holding: str, named: Ite
     """
     known = [c for c in (canonical_class(x.split("(")[0].strip()) for x in seen) if c]
     named_cls = [c for c in (canonical_class(x) for x in named) if c]
-    nav = set(known) | (set(named_cls) if nav_targets == "any" else set())
     walk = scope.get("walk") if scope else None
+    unseen = set()  # named classes the world explores for; a slice exists only once something is sliced
+    if nav_targets == "any":
+        unseen = {c for c in (named_cls if walk is None else walk) if c not in SLICES}
+    nav = set(known) | unseen
     if walk is not None:
-        nav = {c for c in nav if c in walk or c in CONTAINERS} | (walk if nav_targets == "any" else set())
+        nav = {c for c in nav if c in walk or c in CONTAINERS}
     nav.discard(canonical_class(holding) if holding else None)  # what is in the hands is not somewhere to walk to
     out = {f"Navigation {c}" for c in nav}
     local: list[str] = []
@@ -121,14 +125,18 @@ def _observed_state(cls: str, state: str, observed: Sequence[str]) -> bool:
 
 
 def goal_gate(legal: Sequence[str], args: dict | None, location: str, observed: Sequence[str],
-              inside: Sequence[tuple[str, str]] = ()) -> list[str]:
-    """`legal` without the steps that skip or undo what the predicted arguments require (unless nothing is left).
+              inside: Sequence[tuple[str, str]] = (), holding: str = "") -> list[str]:
+    """`legal` without the steps that skip or undo what the predicted arguments require (unless nothing is left);
+    when a put that does what they require next is legal here, only such puts.
 
-    The goal object (the slice when sliced) goes to the parent only once it has the predicted state (until then it
-    goes only where that state is made), and into the movable receptacle first when one is named; the receptacle
-    goes to the parent only with the object in it; a whole object never goes to the parent when a slice is asked
-    for; and with two objects, one already put in the parent is not picked up again there. `observed`: the seen
-    list with states (a state counts once observed); `inside`: the placements the agent made.
+    The goal object (the slice when sliced) goes only where the arguments send it next: where the predicted state
+    is made until the state is observed, then into the movable receptacle when one is named, then to the parent;
+    while it is held, walks go only there. The receptacle goes to the parent only with the object in it, and then
+    only there. When a slice is asked for, the whole object is not picked up and the knife is not put down before
+    a slice is seen. The appliance that makes the state is not switched off before the state is observed, and
+    nothing is closed except the fridge with the object in it (to cool). With two objects, one already put in the
+    parent is not picked up again there. `observed`: the seen list with states (a state counts once observed);
+    `inside`: the placements the agent made; `holding`: the class in the agent's hands.
     """
     args = args or {}
     obj, parent, mrecep = (canonical_class(str(args.get(k) or "")) or "" for k in
@@ -139,22 +147,48 @@ def goal_gate(legal: Sequence[str], args: dict | None, location: str, observed: 
     final = SLICED_OF.get(obj, obj) if args.get("object_sliced") else obj
     maker = STATE_PLACE.get(state, "")
     state_ok = _observed_state(final, state, observed)
+    mrecep = "" if mrecep == final else mrecep
+    goal_place = maker if maker and not state_ok else (mrecep or parent)
+    sliced_seen = final == obj or any(parse_seen(x)[0] == final for x in observed)
+    carried = {final: goal_place}  # what is held -> the one place it should go next
+    if mrecep and (final, mrecep) in inside:
+        carried[mrecep] = parent
+    target = carried.get(holding)
+    if target and f"Navigation {target}" not in legal and not any(a.endswith(f" {target}") for a in legal):
+        target = None  # the place is not reachable from here: walks stay free
+
+    def progress(step: str) -> bool:
+        """A put that does what the arguments require next."""
+        words = step.split()
+        return words[0] == "PutObject" and len(words) == 3 and carried.get(words[1]) == words[2]
 
     def allowed(step: str) -> bool:
         words = step.split()
-        if words[0] == "PutObject" and len(words) == 3:
-            what, where = words[1], words[2]
-            if what == final and not state_ok and maker:
-                return where == maker
-            if what == final and mrecep and mrecep != final:
-                return where == mrecep
+        verb, what = words[0], (words[1] if len(words) > 1 else "")
+        if verb == "PutObject" and len(words) == 3:
+            where = words[2]
+            if what in carried:
+                return progress(step)
             if what == obj and final != obj:
                 return where not in (parent, mrecep)
             if what == mrecep and mrecep and where == parent:
-                return (final, mrecep) in inside
-        if words[0] == "PickupObject" and len(words) == 2 and args.get("two_objects"):
-            return not (words[1] == final and location == parent and (final, parent) in inside)
+                return False  # the receptacle without the object in it
+            if what in KNIVES and not sliced_seen:
+                return False  # the knife is still needed
+        if verb == "Navigation" and target:
+            return what == target
+        if verb == "PickupObject" and what == obj and final != obj:
+            return False  # slice it where it is: the goal is on the slice
+        if verb == "PickupObject" and args.get("two_objects"):
+            return not (what == final and location == parent and (final, parent) in inside)
+        if verb == "ToggleObjectOff" and what in STATE_TOGGLES.get(state, ()):
+            return state_ok  # switching it off before the state shows undoes the work (on/off loops)
+        if verb == "CloseObject":
+            return state == "cool" and what == maker and not state_ok and (final, maker) in inside
         return True
 
     kept = [a for a in legal if allowed(a)]
+    forward = [a for a in kept if progress(a)]
+    if forward:
+        return forward
     return kept if [a for a in kept if a != "Stop"] else list(legal)

@@ -131,7 +131,7 @@ def run_episode(task: Task, variant: str, pools: ExamplePools, client: Any, cfg:
                 legal = legal_now(seen, _here(obs, state), state.holding, named, cfg.nav_targets, scope,
                                   cfg.allow_stop)
                 if cfg.goal_gate:
-                    legal = goal_gate(legal, pred, state.location, obs.objects, state.inside)
+                    legal = goal_gate(legal, pred, state.location, obs.objects, state.inside, state.holding)
                 if cfg.avoid_tried and state is belief:  # the real state only: imagined ones were never observed
                     legal = [a for a in legal if a not in tried.get(obs_text, ())] or legal
                 return legal

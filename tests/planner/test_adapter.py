@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from planner.adapter import ALL_OPTIONS, Adapter, args_constraint, lexicon_options
+from planner.adapter import ALL_OPTIONS, Adapter, args_constraint, containers_before_with, lexicon_options
 from tests.planner.helpers import sample
 from planner.lexicon import Lexicon, train_lexicon, words
 
@@ -39,6 +39,20 @@ def test_train_lexicon_narrows_each_slot_to_what_the_words_name():
     # No word points to any object: the object keeps every class (a rare word must not force a wrong one).
     assert lexicon_options("Do the thing.", 0.1)["object_target"] == ALL_OPTIONS["object_target"]
     assert train_lexicon() is train_lexicon()  # built once per process
+
+
+def test_a_container_named_before_with_is_the_movable_receptacle():
+    text = "Put a plate with a bottle on top of it in the sink."
+    assert containers_before_with(text) == ["Plate"]
+    assert containers_before_with("Put a cup and a knife on the counter.") == []
+    assert containers_before_with("Examine a mug with the lamp.") == ["Mug"]  # the rule's known miss (look_at)
+    plain = lexicon_options(text, 0.1)
+    assert "none" in plain["mrecep_target"] and "Plate" in plain["object_target"]
+    ruled = lexicon_options(text, 0.1, container_with=True)
+    assert ruled["mrecep_target"][0] == "Plate" and "none" not in ruled["mrecep_target"]
+    assert "Plate" not in ruled["object_target"] and "Glassbottle" in ruled["object_target"]
+    assert lexicon_options("Put a cup and a knife on the counter.", 0.1, container_with=True)["mrecep_target"][-1] \
+        == "none"
 
 
 class _Client:

@@ -104,28 +104,62 @@ def test_walk_scope_keeps_what_the_task_needs_and_containers_to_search():
     assert walks == {"Egg", "SinkBasin", "Fridge", "Cabinet"}  # the fridge cools; a cabinet may hide the egg
     sliced = task_scope({**args, "object_target": "Apple", "object_sliced": True}, walk=True)
     assert {"Knife", "ButterKnife", "AppleSliced"} <= sliced["walk"]
+
+    def walks_with(seen: list[str]) -> set[str]:
+        return {a.split()[1] for a in legal_now(seen, ["CounterTop"], "", ["Apple"], scope=sliced, allow_stop=False)
+                if a.startswith("Navigation")}
+    assert "AppleSliced" not in walks_with(["CounterTop"])  # no slice exists before something is sliced
+    assert {"Apple", "Knife", "AppleSliced"} <= walks_with(["CounterTop", "AppleSliced"])
     assert "walk" not in task_scope(args)  # relabeling's stepwise picks keep their own scope
 
 
-def test_goal_gate_orders_the_state_change_before_the_parent():
-    args = {"object_target": "Apple", "parent_target": "GarbageCan", "mrecep_target": "", "object_state": "heat",
-            "object_sliced": False, "two_objects": False}
-    legal = ["Navigation Microwave", "PutObject Apple GarbageCan", "PutObject Apple Microwave"]
-    assert goal_gate(legal, args, "GarbageCan", ["Apple", "GarbageCan"]) == \
-        ["Navigation Microwave", "PutObject Apple Microwave"]
-    assert goal_gate(legal, args, "GarbageCan", ["Apple (hot)", "GarbageCan"]) == legal  # heated: may go in
+HEAT_APPLE = {"object_target": "Apple", "parent_target": "GarbageCan", "mrecep_target": "", "object_state": "heat",
+              "object_sliced": False, "two_objects": False}
+
+
+def test_goal_gate_sends_the_object_where_the_state_is_made_before_the_parent():
+    at_can = ["Navigation Microwave", "PutObject Apple CounterTop", "PutObject Apple GarbageCan"]
+    assert goal_gate(at_can, HEAT_APPLE, "GarbageCan", ["Apple", "GarbageCan"]) == ["Navigation Microwave"]
+    at_oven = ["Navigation GarbageCan", "PutObject Apple Microwave", "ToggleObjectOn Microwave"]
+    assert goal_gate(at_oven, HEAT_APPLE, "Microwave", ["Apple"]) == ["PutObject Apple Microwave"]  # the step due
+    hot = ["Apple (hot)", "GarbageCan"]
+    assert goal_gate(at_can, HEAT_APPLE, "GarbageCan", hot) == ["PutObject Apple GarbageCan"]  # heated: now in
     only = ["PutObject Apple GarbageCan"]
-    assert goal_gate(only, args, "GarbageCan", ["Apple"]) == only  # nothing else legal: the gate steps aside
+    assert goal_gate(only, HEAT_APPLE, "GarbageCan", ["Apple"]) == only  # nothing else legal: the gate steps aside
+
+
+def test_goal_gate_keeps_the_appliance_on_and_closes_only_the_fridge_that_cools():
+    running = ["CloseObject Microwave", "Navigation GarbageCan", "ToggleObjectOff Microwave"]
+    assert goal_gate(running, HEAT_APPLE, "Microwave", ["Apple"]) == ["Navigation GarbageCan"]
+    assert goal_gate(running, HEAT_APPLE, "Microwave", ["Apple (hot)"]) == \
+        ["Navigation GarbageCan", "ToggleObjectOff Microwave"]
+    cool = dict(HEAT_APPLE, object_state="cool")
+    fridge = ["CloseObject Fridge", "Navigation GarbageCan"]
+    assert goal_gate(fridge, cool, "Fridge", ["Apple"]) == ["Navigation GarbageCan"]  # nothing in it to cool
+    assert goal_gate(fridge, cool, "Fridge", ["Apple"], inside=[("Apple", "Fridge")]) == fridge
 
 
 def test_goal_gate_puts_the_object_in_the_movable_receptacle_first():
     args = {"object_target": "KeyChain", "parent_target": "ArmChair", "mrecep_target": "Box", "object_state": "none",
             "object_sliced": False, "two_objects": False}
-    holding_keys = ["PutObject KeyChain ArmChair", "PutObject KeyChain Box", "Navigation Box"]
-    assert goal_gate(holding_keys, args, "ArmChair", []) == ["PutObject KeyChain Box", "Navigation Box"]
-    holding_box = ["PutObject Box ArmChair", "Navigation KeyChain"]
-    assert goal_gate(holding_box, args, "ArmChair", []) == ["Navigation KeyChain"]
-    assert goal_gate(holding_box, args, "ArmChair", [], inside=[("KeyChain", "Box")]) == holding_box
+    holding_keys = ["Navigation Box", "PutObject KeyChain ArmChair", "PutObject KeyChain Sofa"]
+    assert goal_gate(holding_keys, args, "ArmChair", []) == ["Navigation Box"]
+    assert goal_gate(holding_keys + ["PutObject KeyChain Box"], args, "ArmChair", []) == ["PutObject KeyChain Box"]
+    holding_box = ["Navigation KeyChain", "PutObject Box ArmChair", "PutObject Box Sofa"]
+    assert goal_gate(holding_box, args, "ArmChair", []) == ["Navigation KeyChain", "PutObject Box Sofa"]
+    with_keys = goal_gate(holding_box, args, "ArmChair", [], inside=[("KeyChain", "Box")])
+    assert with_keys == ["PutObject Box ArmChair"]  # the receptacle with the object goes to the parent, only there
+
+
+def test_goal_gate_walks_the_held_object_only_where_it_goes_next():
+    walks = ["Navigation Cabinet", "Navigation GarbageCan", "Navigation Microwave", "OpenObject Fridge"]
+    assert goal_gate(walks, HEAT_APPLE, "Fridge", ["Apple"], holding="Apple") == \
+        ["Navigation Microwave", "OpenObject Fridge"]
+    assert goal_gate(walks, HEAT_APPLE, "Fridge", ["Apple (hot)"], holding="Apple") == \
+        ["Navigation GarbageCan", "OpenObject Fridge"]
+    assert goal_gate(walks, HEAT_APPLE, "Fridge", ["Apple"], holding="") == walks  # empty hands: free to search
+    no_way = ["Navigation Cabinet", "Navigation GarbageCan"]  # the microwave is not reachable: walks stay free
+    assert goal_gate(no_way, HEAT_APPLE, "Fridge", ["Apple"], holding="Apple") == no_way
 
 
 def test_goal_gate_slice_and_second_object():
@@ -133,6 +167,10 @@ def test_goal_gate_slice_and_second_object():
               "object_sliced": True, "two_objects": False}
     assert goal_gate(["PutObject Bread CounterTop", "PutObject Bread Fridge"], sliced, "Fridge", []) == \
         ["PutObject Bread Fridge"]
+    with_knife = ["Navigation Bread", "PickupObject Bread", "PutObject Knife CounterTop", "SliceObject Bread"]
+    assert goal_gate(with_knife, sliced, "CounterTop", ["Bread"], holding="Knife") == \
+        ["Navigation Bread", "SliceObject Bread"]  # neither the knife down nor the whole loaf up before a slice
+    assert "PutObject Knife CounterTop" in goal_gate(with_knife, sliced, "CounterTop", ["BreadSliced"])
     two = {"object_target": "Pillow", "parent_target": "Sofa", "mrecep_target": "", "object_state": "none",
            "object_sliced": False, "two_objects": True}
     at_sofa = ["PickupObject Pillow", "Navigation ArmChair"]
