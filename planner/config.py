@@ -59,9 +59,10 @@ PLANNER_DEFAULTS: dict[str, Any] = {
     "nav_scope": "task",         # ours, with legal_scope 'task': walk only to the classes the predicted arguments call
                                  # for (named ones, the slice, a knife when sliced, the fridge to cool, ...) and to
                                  # seen containers (to look inside); 'all' = to any seen or named class (paper: any)
-    "goal_gate": True,           # ours: no step that skips or undoes what the predicted arguments require (the object
-                                 # goes to the parent only once hot/cold/clean is observed, into the movable receptacle
-                                 # first, ...; planner.legal.goal_gate) unless nothing else is legal (paper: none)
+    "goal_gate": True,           # ours: no step that skips or undoes what the predicted arguments require (the held
+                                 # object goes and walks only where it goes next: state place, movable receptacle,
+                                 # parent; that put alone when legal; planner.legal.goal_gate) unless nothing else is
+                                 # legal (paper: none)
 }
 RETRIEVAL_DEFAULTS: dict[str, Any] = {
     "k": 9,                      # K examples per prompt (paper's setup, as LLM-Planner: 9 nearest of the pool;
