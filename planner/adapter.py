@@ -60,14 +60,30 @@ def _by_name(instruction: str, classes: Iterable[str]) -> list[str]:
     return out
 
 
-def containers_before_with(instruction: str) -> list[str]:
-    """The movable receptacles named by the word right before 'with' ('a plate with a bottle on it': Plate)."""
+# Words that end the phrase after 'with' ("a pan with a knife and a tomato slice | in it").
+_PHRASE_ENDS = frozenset("on in into onto inside to at under from".split())
+
+
+def with_phrase(instruction: str) -> tuple[list[str], str]:
+    """The movable receptacles named by the word right before 'with' ('a plate with a bottle on it': Plate), and
+    the words after 'with' up to the next place preposition ('a bottle'); ([], '') when no container comes first."""
     ws = re.findall(r"[a-z]+", instruction.lower())
-    for w, nxt in zip(ws, ws[1:]):
+    for i, (w, nxt) in enumerate(zip(ws, ws[1:])):
         found = _by_name(w, MOVABLE_RECEPTACLES) if nxt == "with" else []
         if found:
-            return found
-    return []
+            rest = ws[i + 2:i + 10]
+            end = next((j for j, x in enumerate(rest) if x in _PHRASE_ENDS), len(rest))
+            return found, " ".join(rest[:end])
+    return [], ""
+
+
+def _named_values(lex: Any, key: str, text: str, min_share: float, full: Sequence[str]) -> tuple[str, ...]:
+    """The values of slot `key` that the words of `text` point to, then classes it names by their own name."""
+    empty = EMPTY.get(key, "none")
+    named = tuple(v for v in lex.points_to(key, text, min_share) if v in full and v != empty)
+    if key in CLASS_SLOTS:  # only a class train ever has in this slot: 'rolls' must not offer ToiletPaperRoll
+        named += tuple(c for c in _by_name(text, full) if c not in named and c != empty and lex.value_count[key][c] > 0)
+    return named
 
 
 def lexicon_options(instruction: str, min_share: float, container_with: bool = False) -> dict[str, tuple[str, ...]]:
@@ -75,23 +91,23 @@ def lexicon_options(instruction: str, min_share: float, container_with: bool = F
     classes it names by their own name that train has in the slot (too rare there for the counts, e.g. Glassbottle).
 
     With `container_with`, a container named right before 'with' must be the movable receptacle: 'none' is not
-    offered for it, and the container is not offered as the object."""
+    offered for it, the container is not offered as the object, and when the words after 'with' point to objects
+    ('with a knife and a tomato slice'), only those are offered."""
     lex = train_lexicon()
     out: dict[str, tuple[str, ...]] = {}
     for key, full in ALL_OPTIONS.items():
         empty = EMPTY.get(key, "none")
-        named = tuple(v for v in lex.points_to(key, instruction, min_share) if v in full and v != empty)
-        if key in CLASS_SLOTS:  # only a class train ever has in this slot: 'rolls' must not offer ToiletPaperRoll
-            named += tuple(c for c in _by_name(instruction, full)
-                           if c not in named and c != empty and lex.value_count[key][c] > 0)
+        named = _named_values(lex, key, instruction, min_share, full)
         if not named:
             out[key] = (empty,) if key in NAMED_OR_EMPTY else full
         else:
             out[key] = named + ((empty,) if empty in full else ())
-    held = containers_before_with(instruction) if container_with else []
+    held, phrase = with_phrase(instruction) if container_with else ([], "")
     if held:
         out["mrecep_target"] = tuple(dict.fromkeys(held + [v for v in out["mrecep_target"] if v != "none"]))
-        out["object_target"] = tuple(v for v in out["object_target"] if v not in held) or out["object_target"]
+        objects = tuple(v for v in out["object_target"] if v not in held) or out["object_target"]
+        after = set(_named_values(lex, "object_target", phrase, min_share, ALL_OPTIONS["object_target"]))
+        out["object_target"] = tuple(v for v in objects if v in after) or objects
     return out
 
 

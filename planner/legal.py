@@ -133,8 +133,9 @@ def goal_gate(legal: Sequence[str], args: dict | None, location: str, observed: 
     is made until the state is observed, then into the movable receptacle when one is named, then to the parent;
     while it is held, walks go only there. The receptacle goes to the parent only with the object in it, and then
     only there. When a slice is asked for, the whole object is not picked up and the knife is not put down before
-    a slice is seen. The appliance that makes the state is not switched off before the state is observed, and
-    nothing is closed except the fridge with the object in it (to cool). With two objects, one already put in the
+    a slice is seen. The appliance that makes the state is switched on only with the object put in its place and
+    until the state is observed, and not switched off before; once the state shows with the object still there,
+    taking it out is the only step. Nothing is closed except the fridge with the object in it (to cool). With two objects, one already put in the
     parent is not picked up again there. `observed`: the seen list with states (a state counts once observed);
     `inside`: the placements the agent made; `holding`: the class in the agent's hands.
     """
@@ -157,9 +158,13 @@ def goal_gate(legal: Sequence[str], args: dict | None, location: str, observed: 
     if target and f"Navigation {target}" not in legal and not any(a.endswith(f" {target}") for a in legal):
         target = None  # the place is not reachable from here: walks stay free
 
+    made = bool(maker) and state_ok and (final, maker) in inside  # the state shows; the object is still in there
+
     def progress(step: str) -> bool:
-        """A put that does what the arguments require next."""
+        """A put that does what the arguments require next, or taking the object out once its state shows."""
         words = step.split()
+        if made and step == f"PickupObject {final}":
+            return True
         return words[0] == "PutObject" and len(words) == 3 and carried.get(words[1]) == words[2]
 
     def allowed(step: str) -> bool:
@@ -183,6 +188,8 @@ def goal_gate(legal: Sequence[str], args: dict | None, location: str, observed: 
             return not (what == final and location == parent and (final, parent) in inside)
         if verb == "ToggleObjectOff" and what in STATE_TOGGLES.get(state, ()):
             return state_ok  # switching it off before the state shows undoes the work (on/off loops)
+        if verb == "ToggleObjectOn" and what in STATE_TOGGLES.get(state, ()):
+            return not state_ok and (final, maker) in inside  # on with the object in, and only until the state shows
         if verb == "CloseObject":
             return state == "cool" and what == maker and not state_ok and (final, maker) in inside
         return True

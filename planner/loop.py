@@ -7,7 +7,8 @@ A step where no actor gave a legal sub-goal counts as a failure of the planner (
 'no legal proposal'); `max_repeat_fails` of them in a row end the episode. `max_idle` sub-goals in a row that only
 lead back to states already observed (place, hands, objects seen and their states) end it too ('no_progress').
 With `avoid_tried`, a sub-goal already executed from the same observed state is off the legal list there (the world
-would answer the same), unless nothing else is legal. With `goal_gate`, steps that skip or undo what the predicted
+would answer the same), and so is a walk the world answered 'not found' until a new class is seen, unless nothing
+else is legal. With `goal_gate`, steps that skip or undo what the predicted
 arguments require are off it too (`planner.legal.goal_gate`).
 """
 from __future__ import annotations
@@ -94,6 +95,7 @@ def run_episode(task: Task, variant: str, pools: ExamplePools, client: Any, cfg:
     trace: list[str] = []  # every executed sub-goal, failed ones with the world's reason inline (prompt form)
     visited: set[str] = {env.observe().text()}  # observed states so far (for the no-progress rule)
     tried: dict[str, set[str]] = {}  # observed state -> sub-goals already executed from it (planner.avoid_tried)
+    lost: dict[str, int] = {}  # walk that failed 'not found' -> classes seen then (planner.avoid_tried)
     idle = 0
     last_failed = False
     no_prop_streak = 0
@@ -128,12 +130,13 @@ def run_episode(task: Task, variant: str, pools: ExamplePools, client: Any, cfg:
             scope = task_scope(pred, walk=cfg.nav_scope == "task") if cfg.legal_scope == "task" else None
 
             def legal_for(state: Belief) -> list[str]:
-                legal = legal_now(seen, _here(obs, state), state.holding, named, cfg.nav_targets, scope,
+                legal = legal_now(seen, _here(obs, state, belief), state.holding, named, cfg.nav_targets, scope,
                                   cfg.allow_stop)
                 if cfg.goal_gate:
                     legal = goal_gate(legal, pred, state.location, obs.objects, state.inside, state.holding)
                 if cfg.avoid_tried and state is belief:  # the real state only: imagined ones were never observed
-                    legal = [a for a in legal if a not in tried.get(obs_text, ())] or legal
+                    legal = [a for a in legal if a not in tried.get(obs_text, ()) and lost.get(a) != len(seen)] \
+                        or legal
                 return legal
             result = planner.decide(ctx, belief, last_failed, legal_for)
         else:
@@ -159,6 +162,8 @@ def run_episode(task: Task, variant: str, pools: ExamplePools, client: Any, cfg:
         repeat = fail_counts[key]
         if not sr.ok:
             fail_counts[key] += 1
+            if action.startswith("Navigation ") and (sr.reason or "").endswith("not found"):
+                lost[action] = len(classes_of(env.observe().objects))  # explored, none: not again until more is seen
             failed.append(f"{action} ({sr.reason})" if sr.reason else action)
             if planner is not None:
                 planner.recent_failures.append(action)
@@ -214,15 +219,28 @@ def run_episode(task: Task, variant: str, pools: ExamplePools, client: Any, cfg:
                        llm=llm)
 
 
-def _here(obs: Any, state: Belief) -> list[str]:
-    """What is where the (possibly imagined) agent stands: the observation's when it is the real place, else the
-    place and the objects last seen there, with the states the imagined steps changed left open (no state)."""
+def _here(obs: Any, state: Belief, real: Belief) -> list[str]:
+    """What is where the (possibly imagined) agent stands: the observation's when it is the real place (with the
+    open/on words the imagined steps changed since `real` rewritten), else the place and the objects last seen there."""
     if state.location == (obs.location or ""):
-        changed = state.opened | state.on
-        return [t.split("(")[0].strip() if t.split("(")[0].strip() in changed else t for t in obs.here]
+        if state is real:  # the observation is authoritative: 'Drawer (open)' must not be offered OpenObject again
+            return list(obs.here)
+        return [_restate(t, state, real) for t in obs.here]
     if not state.location:
         return []
     return [state.location] + [o for o, place in obs.located if place == state.location]
+
+
+def _restate(text: str, state: Belief, real: Belief) -> str:
+    """'Microwave (closed, off)' as the imagined `state` has it, where it opened/closed or switched it since `real`."""
+    cls, _, rest = text.partition("(")
+    cls = cls.strip()
+    words = [w.strip() for w in rest.rstrip(")").split(",") if w.strip()]
+    for flags, yes, no in ((state.opened, "open", "closed"), (state.on, "on", "off")):
+        was = real.opened if yes == "open" else real.on
+        if (cls in flags) != (cls in was):
+            words = [w for w in words if w not in (yes, no)] + [yes if cls in flags else no]
+    return f"{cls} ({', '.join(words)})" if words else cls
 
 
 def _notify(on_step: Callable[[StepView], None] | None, index: int, obs: Any, pred: dict[str, Any],

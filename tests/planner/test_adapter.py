@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from planner.adapter import ALL_OPTIONS, Adapter, args_constraint, containers_before_with, lexicon_options
+from planner.adapter import ALL_OPTIONS, Adapter, args_constraint, lexicon_options, with_phrase
 from tests.planner.helpers import sample
 from planner.lexicon import Lexicon, train_lexicon, words
 
@@ -43,14 +43,19 @@ def test_train_lexicon_narrows_each_slot_to_what_the_words_name():
 
 def test_a_container_named_before_with_is_the_movable_receptacle():
     text = "Put a plate with a bottle on top of it in the sink."
-    assert containers_before_with(text) == ["Plate"]
-    assert containers_before_with("Put a cup and a knife on the counter.") == []
-    assert containers_before_with("Examine a mug with the lamp.") == ["Mug"]  # the rule's known miss (look_at)
+    assert with_phrase(text) == (["Plate"], "a bottle")
+    assert with_phrase("Put a cup and a knife on the counter.") == ([], "")
+    assert with_phrase("Examine a mug with the lamp.") == (["Mug"], "the lamp")  # the rule's known miss (look_at)
+    assert with_phrase("Put a pan with a knife and a tomato slice in it on the counter.") == \
+        (["Pan"], "a knife and a tomato slice")
     plain = lexicon_options(text, 0.1)
     assert "none" in plain["mrecep_target"] and "Plate" in plain["object_target"]
     ruled = lexicon_options(text, 0.1, container_with=True)
     assert ruled["mrecep_target"][0] == "Plate" and "none" not in ruled["mrecep_target"]
     assert "Plate" not in ruled["object_target"] and "Glassbottle" in ruled["object_target"]
+    assert "Bread" in plain["object_target"] and all("ottle" in c for c in ruled["object_target"])  # after 'with'
+    slices = lexicon_options("Put a pan with a knife and a tomato slice in it on the counter.", 0.1, True)
+    assert {"Tomato", "Knife"} <= set(slices["object_target"]) and "Pan" not in slices["object_target"]
     assert lexicon_options("Put a cup and a knife on the counter.", 0.1, container_with=True)["mrecep_target"][-1] \
         == "none"
 

@@ -139,6 +139,20 @@ def test_goal_gate_keeps_the_appliance_on_and_closes_only_the_fridge_that_cools(
     assert goal_gate(fridge, cool, "Fridge", ["Apple"], inside=[("Apple", "Fridge")]) == fridge
 
 
+def test_goal_gate_switches_the_oven_on_only_with_the_object_in_and_then_takes_it_out():
+    here = ["Navigation GarbageCan", "PickupObject Apple", "ToggleObjectOn Microwave"]
+    assert goal_gate(here, HEAT_APPLE, "Microwave", ["Apple"]) == ["Navigation GarbageCan", "PickupObject Apple"]
+    put_in = [("Apple", "Microwave")]
+    assert goal_gate(here, HEAT_APPLE, "Microwave", ["Apple"], inside=put_in) == here
+    hot = ["Apple (hot)", "Microwave (open, on)"]
+    assert goal_gate(here, HEAT_APPLE, "Microwave", hot, inside=put_in) == ["PickupObject Apple"]  # done: out
+    assert goal_gate(here, HEAT_APPLE, "Microwave", hot) == ["Navigation GarbageCan", "PickupObject Apple"]
+    wash = dict(HEAT_APPLE, object_state="clean")
+    sink = ["Navigation GarbageCan", "ToggleObjectOn Faucet"]
+    assert goal_gate(sink, wash, "SinkBasin", ["Apple"]) == ["Navigation GarbageCan"]
+    assert goal_gate(sink, wash, "SinkBasin", ["Apple"], inside=[("Apple", "SinkBasin")]) == sink
+
+
 def test_goal_gate_puts_the_object_in_the_movable_receptacle_first():
     args = {"object_target": "KeyChain", "parent_target": "ArmChair", "mrecep_target": "Box", "object_state": "none",
             "object_sliced": False, "two_objects": False}

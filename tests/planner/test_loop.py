@@ -162,3 +162,23 @@ def test_the_goal_gate_keeps_an_unheated_object_out_of_the_parent(task, pools, t
     done = [s.subgoal for s in r.steps if s.ok]
     assert "PickupObject Book" in done
     assert ("PutObject Book SideTable" in done) is not gate
+
+
+def test_what_the_real_observation_shows_open_is_not_opened_again(task, pools, tmp_path):
+    # The actor always wants to open a drawer where it stands. Once the observation shows the drawer here open,
+    # opening it is not legal (the world would answer 'already open'), even though the belief remembers having
+    # opened a drawer (imagined states may rewrite the words; the real observation may not be overridden).
+    wants = ("OpenObject Drawer", "Navigation Drawer")
+    r = _preferring(task, pools, tmp_path, "none", wants, avoid_tried=False)
+    assert "OpenObject Drawer" in [s.subgoal for s in r.steps if s.ok]
+    assert not [s.reason for s in r.steps if "already" in s.reason]
+
+
+@pytest.mark.parametrize("avoid", [True, False])
+def test_a_walk_the_world_found_nothing_for_waits_for_something_new(task, pools, tmp_path, avoid):
+    # The adapter says the book must be hot; the room has no microwave, and the actor always wants one. With
+    # `avoid_tried` the walk the world answered 'Microwave not found' is off the legal list until a new class is seen.
+    r = _preferring(task, pools, tmp_path, "heat", ("Navigation Microwave",), avoid_tried=avoid)
+    seen = [s.observation.split("Seen:", 1)[1] for s in r.steps if s.reason == "Microwave not found"]
+    assert seen
+    assert (len(set(seen)) == len(seen)) is avoid
