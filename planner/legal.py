@@ -135,9 +135,10 @@ def goal_gate(legal: Sequence[str], args: dict | None, location: str, observed: 
     only there. When a slice is asked for, the whole object is not picked up and the knife is not put down before
     a slice is seen. The appliance that makes the state is switched on only with the object put in its place and
     until the state is observed, and not switched off before; once the state shows with the object still there,
-    taking it out is the only step. Nothing is closed except the fridge with the object in it (to cool). With two objects, one already put in the
-    parent is not picked up again there. `observed`: the seen list with states (a state counts once observed);
-    `inside`: the placements the agent made; `holding`: the class in the agent's hands.
+    taking it out is the only step. Nothing is closed except the fridge with the object in it (to cool). An object
+    put in the parent is not picked up again there (with two objects, the second one is elsewhere).
+    `observed`: the seen list with states (a state counts once observed); `inside`: the placements the agent made;
+    `holding`: the class in the agent's hands.
     """
     args = args or {}
     obj, parent, mrecep = (canonical_class(str(args.get(k) or "")) or "" for k in
@@ -184,8 +185,8 @@ def goal_gate(legal: Sequence[str], args: dict | None, location: str, observed: 
             return what == target
         if verb == "PickupObject" and what == obj and final != obj:
             return False  # slice it where it is: the goal is on the slice
-        if verb == "PickupObject" and args.get("two_objects"):
-            return not (what == final and location == parent and (final, parent) in inside)
+        if verb == "PickupObject" and what == final and location == parent and (final, parent) in inside:
+            return False  # it is where it goes (with two objects, the second one is elsewhere)
         if verb == "ToggleObjectOff" and what in STATE_TOGGLES.get(state, ()):
             return state_ok  # switching it off before the state shows undoes the work (on/off loops)
         if verb == "ToggleObjectOn" and what in STATE_TOGGLES.get(state, ()):

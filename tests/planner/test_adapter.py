@@ -44,7 +44,8 @@ def test_train_lexicon_narrows_each_slot_to_what_the_words_name():
 def test_a_container_named_before_with_is_the_movable_receptacle():
     text = "Put a plate with a bottle on top of it in the sink."
     assert with_phrase(text) == (["Plate"], "a bottle")
-    assert with_phrase("Put a cup and a knife on the counter.") == ([], "")
+    assert with_phrase("Put a cup and a knife on the counter.") == (["Cup"], "a knife")  # 'and' and an object
+    assert with_phrase("Chill a cup and place it in the cabinet.") == ([], "")  # 'and' and a verb
     assert with_phrase("Examine a mug with the lamp.") == (["Mug"], "the lamp")  # the rule's known miss (look_at)
     assert with_phrase("Put a pan with a knife and a tomato slice in it on the counter.") == \
         (["Pan"], "a knife and a tomato slice")
@@ -56,8 +57,20 @@ def test_a_container_named_before_with_is_the_movable_receptacle():
     assert "Bread" in plain["object_target"] and all("ottle" in c for c in ruled["object_target"])  # after 'with'
     slices = lexicon_options("Put a pan with a knife and a tomato slice in it on the counter.", 0.1, True)
     assert {"Tomato", "Knife"} <= set(slices["object_target"]) and "Pan" not in slices["object_target"]
-    assert lexicon_options("Put a cup and a knife on the counter.", 0.1, container_with=True)["mrecep_target"][-1] \
+    assert lexicon_options("Chill a cup and place it in the cabinet.", 0.1, container_with=True)["mrecep_target"][-1] \
         == "none"
+
+
+
+def test_a_word_for_the_light_makes_a_look_at_answer():
+    lit = lexicon_options("Look at a mug in lamp light.", 0.1, lamp_word=True)
+    assert "none" not in lit["toggle_target"] and set(lit["toggle_target"]) <= {"DeskLamp", "FloorLamp"}
+    assert lit["object_state"] == ("none",) and lit["two_objects"] == ("no",) and lit["parent_target"] == ("none",)
+    assert "heat" in lexicon_options("Look at a mug in lamp light.", 0.1)["object_state"]  # what the rule removes
+    mug = lexicon_options("Examine a mug with the lamp.", 0.1, container_with=True, lamp_word=True)
+    assert mug["mrecep_target"] == ("none",) and "Mug" in mug["object_target"]  # no container rule in a look-at
+    dark = lexicon_options("Put a set of keys on the dresser.", 0.1, lamp_word=True)
+    assert dark["toggle_target"] == ("none",) and "Dresser" in dark["parent_target"]
 
 
 class _Client:
