@@ -50,9 +50,8 @@ PLANNER_DEFAULTS: dict[str, Any] = {
                                  # (paper: silent)
     "adapter_container_with": True,  # ours, with 'lexicon': a container named right before 'with' ("a plate with a
                                  # bottle on it") or before 'and' and an object ("a cup and knife") is the movable
-                                 # receptacle: 'none' is not offered for mrecep and the
-                                 # container not for the object, the object only among what the words after
-                                 # 'with' point to (paper: free text)
+                                 # receptacle: 'none' is not offered for mrecep, the container not for the object,
+                                 # and the object only among what the words after it point to (paper: free text)
     "adapter_lamp_word": True,   # ours, with 'lexicon': a word for the light ('lamp', 'light', 'lit') makes the
                                  # answer a look-at task's (a lamp; no parent, mrecep, state, slice or second object),
                                  # no such word means no toggle target (train: 2215 of 2231 and 18758 of 18794 right)
