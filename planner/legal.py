@@ -135,7 +135,7 @@ def goal_gate(legal: Sequence[str], args: dict | None, location: str, observed: 
     only there. When a slice is asked for, the whole object is not picked up and the knife is not put down before
     a slice is seen. The appliance that makes the state is switched on only with the object put in its place and
     until the state is observed, and not switched off before; once the state shows with the object still there,
-    taking it out is the only step. Nothing is closed except the fridge with the object in it (to cool). An object
+    walks go only back there and taking it out (opening the fridge first) is the only step. Nothing is closed except the fridge with the object in it (to cool). An object
     put in the parent is not picked up again there (with two objects, the second one is elsewhere).
     `observed`: the seen list with states (a state counts once observed); `inside`: the placements the agent made;
     `holding`: the class in the agent's hands.
@@ -155,16 +155,17 @@ def goal_gate(legal: Sequence[str], args: dict | None, location: str, observed: 
     carried = {final: goal_place}  # what is held -> the one place it should go next
     if mrecep and (final, mrecep) in inside:
         carried[mrecep] = parent
-    target = carried.get(holding)
+    made = bool(maker) and state_ok and (final, maker) in inside  # the state shows; the object is still in there
+    # where a walk should go: the held object's next place, or back to the object left where its state was made
+    target = carried.get(holding) if holding else (maker if made else None)
     if target and f"Navigation {target}" not in legal and not any(a.endswith(f" {target}") for a in legal):
         target = None  # the place is not reachable from here: walks stay free
 
-    made = bool(maker) and state_ok and (final, maker) in inside  # the state shows; the object is still in there
-
     def progress(step: str) -> bool:
-        """A put that does what the arguments require next, or taking the object out once its state shows."""
+        """A put that does what the arguments require next, or taking the object out once its state shows (opening
+        the closed fridge it cooled in first)."""
         words = step.split()
-        if made and step == f"PickupObject {final}":
+        if made and step in (f"PickupObject {final}", f"OpenObject {maker}"):
             return True
         return words[0] == "PutObject" and len(words) == 3 and carried.get(words[1]) == words[2]
 

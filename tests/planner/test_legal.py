@@ -147,6 +147,12 @@ def test_goal_gate_switches_the_oven_on_only_with_the_object_in_and_then_takes_i
     hot = ["Apple (hot)", "Microwave (open, on)"]
     assert goal_gate(here, HEAT_APPLE, "Microwave", hot, inside=put_in) == ["PickupObject Apple"]  # done: out
     assert goal_gate(here, HEAT_APPLE, "Microwave", hot) == ["Navigation GarbageCan", "PickupObject Apple"]
+    cool = dict(HEAT_APPLE, object_state="cool")
+    away = ["Navigation Fridge", "Navigation GarbageCan", "OpenObject Cabinet"]
+    cooled = [("Apple", "Fridge")]
+    assert goal_gate(away, cool, "Cabinet", ["Apple (cold)"], inside=cooled) == ["Navigation Fridge", "OpenObject Cabinet"]
+    shut = ["Navigation GarbageCan", "OpenObject Fridge"]
+    assert goal_gate(shut, cool, "Fridge", ["Apple (cold)"], inside=cooled) == ["OpenObject Fridge"]  # then take it
     wash = dict(HEAT_APPLE, object_state="clean")
     sink = ["Navigation GarbageCan", "ToggleObjectOn Faucet"]
     assert goal_gate(sink, wash, "SinkBasin", ["Apple"]) == ["Navigation GarbageCan"]
