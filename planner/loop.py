@@ -132,11 +132,13 @@ def run_episode(task: Task, variant: str, pools: ExamplePools, client: Any, cfg:
             def legal_for(state: Belief) -> list[str]:
                 legal = legal_now(seen, _here(obs, state, belief), state.holding, named, cfg.nav_targets, scope,
                                   cfg.allow_stop)
+                real = cfg.avoid_tried and state is belief  # the real state only: imagined ones were never observed
+                if real:  # before the gate, so that it does not send the agent on a walk known to find nothing
+                    legal = [a for a in legal if lost.get(a) != len(seen)] or legal
                 if cfg.goal_gate:
                     legal = goal_gate(legal, pred, state.location, obs.objects, state.inside, state.holding)
-                if cfg.avoid_tried and state is belief:  # the real state only: imagined ones were never observed
-                    legal = [a for a in legal if a not in tried.get(obs_text, ()) and lost.get(a) != len(seen)] \
-                        or legal
+                if real:
+                    legal = [a for a in legal if a not in tried.get(obs_text, ())] or legal
                 return legal
             result = planner.decide(ctx, belief, last_failed, legal_for)
         else:
