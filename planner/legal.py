@@ -136,8 +136,9 @@ def goal_gate(legal: Sequence[str], args: dict | None, location: str, observed: 
     a slice is seen. The appliance that makes the state is switched on only with the object put in its place and
     until the state is observed, and not switched off before; once the state shows with the object still there,
     walks go only back there and taking it out (opening the fridge first) is the only step. With free hands where
-    the goal object lies, not yet placed anywhere, picking it up is the only step. Nothing is closed except the fridge with the object in it (to cool). An object
-    put in the parent is not picked up again there (with two objects, the second one is elsewhere).
+    the goal object lies, not yet placed anywhere, picking it up is the only step. Nothing is closed except the
+    fridge with the object in it (to cool). An object put in the parent is not picked up again there (with two
+    objects, the second one is elsewhere).
     `observed`: the seen list with states (a state counts once observed); `inside`: the placements the agent made;
     `holding`: the class in the agent's hands.
     """
@@ -165,11 +166,11 @@ def goal_gate(legal: Sequence[str], args: dict | None, location: str, observed: 
     def progress(step: str) -> bool:
         """A put that does what the arguments require next, picking up the goal object not yet placed anywhere, or
         taking it out once its state shows (opening the closed fridge it cooled in first)."""
-        words = step.split()
-        if made and step in (f"PickupObject {final}", f"OpenObject {maker}"):
+        if step == f"PickupObject {final}":  # out of where its state was made, or not yet placed anywhere (the
+            return made or (not holding and all(o != final for o, _ in inside))  # critic walked away from it)
+        if made and step == f"OpenObject {maker}":
             return True
-        if step == f"PickupObject {final}" and not holding and not any(o == final for o, _ in inside):
-            return True  # the goal object is here and the hands are free: take it (the critic walked away from it)
+        words = step.split()
         return words[0] == "PutObject" and len(words) == 3 and carried.get(words[1]) == words[2]
 
     def allowed(step: str) -> bool:

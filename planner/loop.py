@@ -28,7 +28,7 @@ from planner.config import PlannerConfig
 from planner.examples import ExamplePools
 from planner.generator import Belief, belief_step
 from planner.grounding import classes_of
-from planner.legal import goal_gate, legal_now, named_classes, task_scope, where_text
+from planner.legal import goal_gate, legal_now, named_classes, parse_seen, task_scope, where_text
 from planner.parsing import args_accuracy
 from planner.prompting import inline_step
 from planner.replay import new_env
@@ -235,14 +235,13 @@ def _here(obs: Any, state: Belief, real: Belief) -> list[str]:
 
 def _restate(text: str, state: Belief, real: Belief) -> str:
     """'Microwave (closed, off)' as the imagined `state` has it, where it opened/closed or switched it since `real`."""
-    cls, _, rest = text.partition("(")
-    cls = cls.strip()
-    words = [w.strip() for w in rest.rstrip(")").split(",") if w.strip()]
-    for flags, yes, no in ((state.opened, "open", "closed"), (state.on, "on", "off")):
-        was = real.opened if yes == "open" else real.on
-        if (cls in flags) != (cls in was):
-            words = [w for w in words if w not in (yes, no)] + [yes if cls in flags else no]
-    return f"{cls} ({', '.join(words)})" if words else cls
+    cls, words = parse_seen(text)
+    if cls is None:
+        return text
+    for now, was, yes, no in ((state.opened, real.opened, "open", "closed"), (state.on, real.on, "on", "off")):
+        if (cls in now) != (cls in was):
+            words = (words - {yes, no}) | {yes if cls in now else no}
+    return f"{cls} ({', '.join(sorted(words))})" if words else cls
 
 
 def _notify(on_step: Callable[[StepView], None] | None, index: int, obs: Any, pred: dict[str, Any],

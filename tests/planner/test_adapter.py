@@ -61,7 +61,6 @@ def test_a_container_named_before_with_is_the_movable_receptacle():
         == "none"
 
 
-
 def test_a_word_for_the_light_makes_a_look_at_answer():
     lit = lexicon_options("Look at a mug in lamp light.", 0.1, lamp_word=True)
     assert "none" not in lit["toggle_target"] and set(lit["toggle_target"]) <= {"DeskLamp", "FloorLamp"}

@@ -182,3 +182,12 @@ def test_a_walk_the_world_found_nothing_for_waits_for_something_new(task, pools,
     seen = [s.observation.split("Seen:", 1)[1] for s in r.steps if s.reason == "Microwave not found"]
     assert seen
     assert (len(set(seen)) == len(seen)) is avoid
+
+
+def test_an_imagined_state_rewrites_only_the_words_its_own_steps_changed():
+    from planner.loop import _restate
+    real = Belief(opened=frozenset({"Drawer"}))
+    imagined = Belief(opened=frozenset({"Drawer", "Microwave"}), on=frozenset({"Microwave"}))
+    assert _restate("Microwave (closed, off)", imagined, real) == "Microwave (on, open)"
+    assert _restate("Drawer (closed)", imagined, real) == "Drawer (closed)"  # the real belief already had it open
+    assert _restate("Apple", imagined, real) == "Apple"
