@@ -124,6 +124,11 @@ def _observed_state(cls: str, state: str, observed: Sequence[str]) -> bool:
     return any(c == cls and STATE_WORD[state] in words for c, words in map(parse_seen, observed))
 
 
+def _reachable(classes: Sequence[str], legal: Sequence[str]) -> tuple[str, ...]:
+    """The classes a legal step walks to or acts on from here."""
+    return tuple(c for c in classes if c and (f"Navigation {c}" in legal or any(a.endswith(f" {c}") for a in legal)))
+
+
 def goal_gate(legal: Sequence[str], args: dict | None, location: str, observed: Sequence[str],
               inside: Sequence[tuple[str, str]] = (), holding: str = "") -> list[str]:
     """`legal` without the steps that skip or undo what the predicted arguments require (unless nothing is left);
@@ -136,9 +141,13 @@ def goal_gate(legal: Sequence[str], args: dict | None, location: str, observed: 
     a slice is seen. The appliance that makes the state is switched on only with the object put in its place and
     until the state is observed, and not switched off before; once the state shows with the object still there,
     walks go only back there and taking it out (opening the fridge first) is the only step. With free hands where
-    the goal object lies, not yet placed anywhere, picking it up is the only step. Nothing is closed except the
-    fridge with the object in it (to cool). An object put in the parent is not picked up again there (with two
-    objects, the second one is elsewhere).
+    the goal object, not yet placed anywhere, walks go only to it (the world explores for an unseen one), and where
+    it lies picking it up is the only step. Before a slice is seen, walks go to a knife with free hands (picking one
+    up is the step there) and to the object with a knife in hand (cutting it is the step there); once a slice is
+    seen, putting the knife down (not where the slice goes) is the step. When what is fetched next was never seen
+    and no walk to it is legal (one found none), walks go to closed containers and opening one is the step.
+    Nothing is closed except the fridge with the object in it (to cool). An object put in the parent is not picked
+    up again there (with two objects, the second one is elsewhere).
     `observed`: the seen list with states (a state counts once observed); `inside`: the placements the agent made;
     `holding`: the class in the agent's hands.
     """
@@ -158,10 +167,27 @@ def goal_gate(legal: Sequence[str], args: dict | None, location: str, observed: 
     if mrecep and (final, mrecep) in inside:
         carried[mrecep] = parent
     made = bool(maker) and state_ok and (final, maker) in inside  # the state shows; the object is still in there
-    # where a walk should go: the held object's next place, or back to the object left where its state was made
-    target = carried.get(holding) if holding else (maker if made else None)
-    if target and f"Navigation {target}" not in legal and not any(a.endswith(f" {target}") for a in legal):
-        target = None  # the place is not reachable from here: walks stay free
+    slicing = not sliced_seen  # a slice is asked for and none is seen yet: a knife first, then the object
+    # where a walk should go: the held object's next place, back to the object left where its state was made, or
+    # with free hands to what is fetched next (a knife before a slice, else the goal object not yet placed); before
+    # a slice, with a knife in hand, to the object
+    want: tuple[str, ...] = ()
+    targets: tuple[str, ...] = ()
+    if slicing:
+        targets = (obj,) if holding in KNIVES else ()
+        want = () if holding else KNIVES
+    elif holding:
+        targets = (carried.get(holding, ""),)
+    elif made:
+        targets = (maker,)
+    elif all(o != final for o, _ in inside):
+        want = (final,)
+    targets = _reachable(targets or want, legal)
+    # what is fetched next was never seen and no walk to it is legal (one found none): look inside closed containers
+    searching = bool(want) and not targets and not {parse_seen(x)[0] for x in observed} & set(want)
+    if searching:
+        targets = _reachable(tuple(c for c, flags in map(parse_seen, observed) if c and "closed" in flags), legal)
+    knife_down = holding in KNIVES and not slicing and final != obj  # sliced: the knife is put down, not in the goal
 
     def progress(step: str) -> bool:
         """A put that does what the arguments require next, picking up the goal object not yet placed anywhere, or
@@ -171,6 +197,13 @@ def goal_gate(legal: Sequence[str], args: dict | None, location: str, observed: 
         if made and step == f"OpenObject {maker}":
             return True
         words = step.split()
+        if searching and words[0] == "OpenObject":
+            return True
+        if slicing:  # the knife with free hands, the cut with the knife in hand
+            return (step == f"SliceObject {obj}" and holding in KNIVES) or \
+                (not holding and words[0] == "PickupObject" and words[1] in KNIVES)
+        if knife_down and words[0] == "PutObject" and len(words) == 3 and words[1] == holding:
+            return words[2] not in (parent, mrecep, maker)
         return words[0] == "PutObject" and len(words) == 3 and carried.get(words[1]) == words[2]
 
     def allowed(step: str) -> bool:
@@ -186,8 +219,8 @@ def goal_gate(legal: Sequence[str], args: dict | None, location: str, observed: 
                 return False  # the receptacle without the object in it
             if what in KNIVES and not sliced_seen:
                 return False  # the knife is still needed
-        if verb == "Navigation" and target:
-            return what == target
+        if verb == "Navigation" and targets:
+            return what in targets
         if verb == "PickupObject" and what == obj and final != obj:
             return False  # slice it where it is: the goal is on the slice
         if verb == "PickupObject" and what == final and location == parent and (final, parent) in inside:

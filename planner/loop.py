@@ -114,7 +114,8 @@ def run_episode(task: Task, variant: str, pools: ExamplePools, client: Any, cfg:
                          location=obs.location or "")
         pred: dict[str, Any] = {}
         if planner is not None and planner.adapter is not None:
-            pred = planner.adapter.predict(instruction, seen if cfg.adapter_observes else ()) \
+            absent = {a.split(" ", 1)[1] for a in lost} - set(seen)  # walks that found nothing
+            pred = planner.adapter.predict(instruction, seen if cfg.adapter_observes else (), absent) \
                 if (cfg.adapter_every_step or not last_pred) \
                 else dict(last_pred)
             last_pred = pred

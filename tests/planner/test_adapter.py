@@ -119,3 +119,21 @@ def test_a_class_too_rare_for_the_counts_is_offered_by_its_own_name():
     from household.ontology import PICKUPABLE
     from planner.adapter import _by_name
     assert _by_name("Put the pot on the stove.", sorted(PICKUPABLE)) == ["Pot"]  # a word of its name, not 'Potato'
+
+
+def test_a_lamp_or_parent_found_absent_is_offered_no_more():
+    from planner.adapter import without_absent
+    opts = lexicon_options("Examine a set of keys under a tall lamp", 0.1, lamp_word=True)
+    assert set(opts["toggle_target"]) == {"DeskLamp", "FloorLamp"}
+    assert without_absent(opts, {"DeskLamp"})["toggle_target"] == ("FloorLamp",)
+    assert without_absent(opts, {"KeyChain"}) == opts  # an object may be in a closed drawer: it stays
+    desk = {**opts, "parent_target": ("Desk", "none")}
+    left = without_absent(desk, {"Desk"})["parent_target"]
+    assert "Desk" not in left and "none" not in left and "Shelf" in left  # the task named a parent: any other
+    client = _Client(" object=KeyChain parent=none mrecep=none toggle=FloorLamp state=none sliced=no two=no")
+    adapter = Adapter(client, [], options="lexicon", lamp_word=True, drop_absent=True)
+    adapter.predict("Examine a set of keys under a tall lamp", (), {"DeskLamp"})
+    assert client.sent[-1][1].slots[3] == ("FloorLamp",)
+    Adapter(client, [], options="lexicon", lamp_word=True).predict("Examine a set of keys under a tall lamp", (),
+                                                                    {"DeskLamp"})
+    assert set(client.sent[-1][1].slots[3]) == {"DeskLamp", "FloorLamp"}  # off: the absent lamp is still offered

@@ -182,6 +182,18 @@ def test_goal_gate_walks_the_held_object_only_where_it_goes_next():
     assert goal_gate(no_way, HEAT_APPLE, "Fridge", ["Apple"], holding="Apple") == no_way
 
 
+def test_goal_gate_fetches_the_goal_object_and_searches_closed_containers_for_it():
+    walks = ["Navigation Apple", "Navigation Cabinet", "Navigation Microwave", "OpenObject Drawer"]
+    assert goal_gate(walks, HEAT_APPLE, "Drawer", []) == ["Navigation Apple", "OpenObject Drawer"]  # walks: to it
+    heated = [("Apple", "Microwave")]  # placed once: no longer fetched from wherever
+    assert goal_gate(walks, HEAT_APPLE, "Drawer", [], inside=heated) == walks
+    lost = walks[1:]  # the walk to the apple found none (the loop took it off the list)
+    seen = ["Cabinet (closed)", "Drawer (closed)", "Microwave (closed, off)"]
+    assert goal_gate(lost, HEAT_APPLE, "Drawer", seen) == ["OpenObject Drawer"]  # search: open what is here
+    assert goal_gate(lost[:2], HEAT_APPLE, "Drawer", seen) == ["Navigation Cabinet", "Navigation Microwave"]
+    assert goal_gate(lost[:2], HEAT_APPLE, "Drawer", seen + ["Apple"]) == lost[:2]  # seen: no search
+
+
 def test_goal_gate_slice_and_second_object():
     sliced = {"object_target": "Bread", "parent_target": "CounterTop", "mrecep_target": "", "object_state": "none",
               "object_sliced": True, "two_objects": False}
@@ -189,8 +201,19 @@ def test_goal_gate_slice_and_second_object():
         ["PutObject Bread Fridge"]
     with_knife = ["Navigation Bread", "PickupObject Bread", "PutObject Knife CounterTop", "SliceObject Bread"]
     assert goal_gate(with_knife, sliced, "CounterTop", ["Bread"], holding="Knife") == \
-        ["Navigation Bread", "SliceObject Bread"]  # neither the knife down nor the whole loaf up before a slice
+        ["SliceObject Bread"]  # neither the knife down nor the whole loaf up before a slice: the cut is the step
+    assert goal_gate(with_knife[:2] + ["PutObject Knife CounterTop"], sliced, "CounterTop", ["Bread"],
+                     holding="Knife") == ["Navigation Bread"]  # no cut here: walks only to the bread
     assert "PutObject Knife CounterTop" in goal_gate(with_knife, sliced, "CounterTop", ["BreadSliced"])
+    sliced_there = dict(sliced, parent_target="DiningTable")
+    down = ["PutObject Knife CounterTop", "PutObject Knife DiningTable", "Navigation Fridge", "PickupObject Knife"]
+    assert goal_gate(down, sliced_there, "CounterTop", ["BreadSliced"], holding="Knife") == \
+        ["PutObject Knife CounterTop"]  # sliced: the knife goes down, not where the slice goes
+    empty = ["Navigation Bread", "Navigation Knife", "Navigation ButterKnife", "Navigation Fridge"]
+    assert goal_gate(empty, sliced, "Fridge", ["Bread"]) == ["Navigation Knife", "Navigation ButterKnife"]
+    assert goal_gate(["PickupObject Knife", "PickupObject Apple", "Navigation Bread"], sliced, "CounterTop",
+                     ["Bread"]) == ["PickupObject Knife"]  # free hands by a knife: take it
+    assert goal_gate(empty[:1] + empty[3:], sliced, "Fridge", ["Bread"]) == ["Navigation Bread", "Navigation Fridge"]
     two = {"object_target": "Pillow", "parent_target": "Sofa", "mrecep_target": "", "object_state": "none",
            "object_sliced": False, "two_objects": True}
     at_sofa = ["PickupObject Pillow", "Navigation ArmChair"]

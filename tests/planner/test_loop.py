@@ -143,7 +143,8 @@ def test_a_sub_goal_already_tried_from_this_state_is_not_legal_again(task, pools
     # The actor always wants the bed, else the side table: without `avoid_tried` it walks to the bed again and
     # again from where it stands (the same observed state, the same answer); with it, what was already done from
     # an observed state is off the legal list there, so it tries something else.
-    r = _preferring(task, pools, tmp_path, "none", ("Navigation Bed", "Navigation SideTable"), avoid_tried=avoid)
+    r = _preferring(task, pools, tmp_path, "none", ("Navigation Bed", "Navigation SideTable"), avoid_tried=avoid,
+                    goal_gate=False)
     pairs = [(s.observation, s.subgoal) for s in r.steps]
     if avoid:
         assert len(set(pairs)) == len(pairs), "a sub-goal was executed twice from the same observed state"
@@ -191,3 +192,25 @@ def test_an_imagined_state_rewrites_only_the_words_its_own_steps_changed():
     assert _restate("Microwave (closed, off)", imagined, real) == "Microwave (on, open)"
     assert _restate("Drawer (closed)", imagined, real) == "Drawer (closed)"  # the real belief already had it open
     assert _restate("Apple", imagined, real) == "Apple"
+
+
+@pytest.mark.parametrize("drop", [True, False])
+def test_a_parent_a_walk_did_not_find_is_predicted_no_more(task, pools, tmp_path, drop):
+    # The adapter names the coffee table while it is offered, else the side table; the room has no coffee table.
+    # With `adapter_drop_absent`, once the walk there fails 'not found' the adapter is asked again without it.
+    def answer(request):
+        if request.prompt.startswith("Read each"):
+            offered = "CoffeeTable" in request.prompt.rsplit("Receptacles:", 1)[1].splitlines()[0]
+            parent = "CoffeeTable" if offered else "SideTable"
+            return f" object=Book parent={parent} mrecep=none toggle=none state=none sliced=no two=no"
+        options = _options(request.body)
+        return " " + ("Navigation CoffeeTable" if "Navigation CoffeeTable" in options else options[0])
+
+    with ScriptedEndpoint(answer) as ep, \
+            llm_client.LLMClient(replace(ep.settings(), constrain="grammar"), cache_dir=tmp_path) as client:
+        r = run_episode(task, "no_hindsight", pools, client,
+                        PlannerConfig(k=2, width=1, max_subgoals=6, max_idle=0, adapter_drop_absent=drop,
+                                       goal_gate=False))
+    assert r.steps[0].subgoal == "Navigation CoffeeTable" and r.steps[0].reason == "CoffeeTable not found"
+    later = {s.pddl_pred["parent_target"] for s in r.steps[1:]}
+    assert later == {"SideTable" if drop else "CoffeeTable"}
