@@ -137,17 +137,18 @@ def goal_gate(legal: Sequence[str], args: dict | None, location: str, observed: 
     The goal object (the slice when sliced) goes only where the arguments send it next: where the predicted state
     is made until the state is observed, then into the movable receptacle when one is named, then to the parent;
     while it is held, walks go only there. The receptacle goes to the parent only with the object in it, and then
-    only there. When a slice is asked for, the whole object is not picked up and the knife is not put down before
-    a slice is seen. The appliance that makes the state is switched on only with the object put in its place and
-    until the state is observed, and not switched off before; once the state shows with the object still there,
-    walks go only back there and taking it out (opening the fridge first) is the only step. With free hands where
-    the goal object, not yet placed anywhere, walks go only to it (the world explores for an unseen one), and where
-    it lies picking it up is the only step. Before a slice is seen, walks go to a knife with free hands (picking one
-    up is the step there) and to the object with a knife in hand (cutting it is the step there); once a slice is
-    seen, putting the knife down (not where the slice goes) is the step. When what is fetched next was never seen
-    and no walk to it is legal (one found none), walks go to closed containers and opening one is the step.
-    Nothing is closed except the fridge with the object in it (to cool). An object put in the parent is not picked
-    up again there (with two objects, the second one is elsewhere).
+    only there. The appliance that makes the state is switched on only with the object put in its place and until
+    the state is observed, and not switched off before. With free hands: while the object is in there and its state
+    does not show, walks go only there and switching the appliance on (closing the fridge) is the step; once it
+    shows, walks go only there and taking it out (opening the fridge first) is the step; with the object not yet
+    placed anywhere, walks go only to it (the world explores for an unseen one) and picking it up is the step where
+    it lies. When a slice is asked for, until one is seen: the whole object is not picked up, walks go to a knife
+    with free hands (picking one up is the step there) and to the object with the knife in hand (cutting it is the
+    step there), and the knife is not put down; once a slice is seen, putting the knife down (not where the slice
+    goes) is the step. When what is fetched next was never seen and no walk to it is legal (one found none), walks
+    go to closed containers and opening one is the step. Nothing is closed except the fridge with the object in it
+    (to cool). An object put in the parent is not picked up again there (with two objects, the second one is
+    elsewhere).
     `observed`: the seen list with states (a state counts once observed); `inside`: the placements the agent made;
     `holding`: the class in the agent's hands.
     """
@@ -167,6 +168,7 @@ def goal_gate(legal: Sequence[str], args: dict | None, location: str, observed: 
     if mrecep and (final, mrecep) in inside:
         carried[mrecep] = parent
     made = bool(maker) and state_ok and (final, maker) in inside  # the state shows; the object is still in there
+    making = bool(maker) and not state_ok and (final, maker) in inside  # in there; switch it on (close the fridge)
     slicing = not sliced_seen  # a slice is asked for and none is seen yet: a knife first, then the object
     # where a walk should go: the held object's next place, back to the object left where its state was made, or
     # with free hands to what is fetched next (a knife before a slice, else the goal object not yet placed); before
@@ -178,7 +180,7 @@ def goal_gate(legal: Sequence[str], args: dict | None, location: str, observed: 
         want = () if holding else KNIVES
     elif holding:
         targets = (carried.get(holding, ""),)
-    elif made:
+    elif made or making:
         targets = (maker,)
     elif all(o != final for o, _ in inside):
         want = (final,)
@@ -198,6 +200,9 @@ def goal_gate(legal: Sequence[str], args: dict | None, location: str, observed: 
             return True
         words = step.split()
         if searching and words[0] == "OpenObject":
+            return True
+        if making and (step in {f"ToggleObjectOn {t}" for t in STATE_TOGGLES.get(state, ())} or
+                       (state == "cool" and step == f"CloseObject {maker}")):
             return True
         if slicing:  # the knife with free hands, the cut with the knife in hand
             return (step == f"SliceObject {obj}" and holding in KNIVES) or \

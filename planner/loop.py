@@ -7,8 +7,8 @@ A step where no actor gave a legal sub-goal counts as a failure of the planner (
 'no legal proposal'); `max_repeat_fails` of them in a row end the episode. `max_idle` sub-goals in a row that only
 lead back to states already observed (place, hands, objects seen and their states) end it too ('no_progress').
 With `avoid_tried`, a sub-goal already executed from the same observed state is off the legal list there (the world
-would answer the same), and so is a walk the world answered 'not found' until a new class is seen, unless nothing
-else is legal. With `goal_gate`, steps that skip or undo what the predicted arguments require are off it too
+would answer the same), and so is a walk the world answered 'C not found' until a C is seen (opening a container
+may show one), unless nothing else is legal. With `goal_gate`, steps that skip or undo what the predicted arguments require are off it too
 (`planner.legal.goal_gate`).
 """
 from __future__ import annotations
@@ -95,7 +95,7 @@ def run_episode(task: Task, variant: str, pools: ExamplePools, client: Any, cfg:
     trace: list[str] = []  # every executed sub-goal, failed ones with the world's reason inline (prompt form)
     visited: set[str] = {env.observe().text()}  # observed states so far (for the no-progress rule)
     tried: dict[str, set[str]] = {}  # observed state -> sub-goals already executed from it (planner.avoid_tried)
-    lost: dict[str, int] = {}  # walk that failed 'not found' -> classes seen then (planner.avoid_tried)
+    lost: set[str] = set()  # walks the world answered 'not found' (planner.avoid_tried): off until their class is seen
     idle = 0
     last_failed = False
     no_prop_streak = 0
@@ -135,7 +135,7 @@ def run_episode(task: Task, variant: str, pools: ExamplePools, client: Any, cfg:
                                   cfg.allow_stop)
                 real = cfg.avoid_tried and state is belief  # the real state only: imagined ones were never observed
                 if real:  # before the gate, so that it does not send the agent on a walk known to find nothing
-                    legal = [a for a in legal if lost.get(a) != len(seen)] or legal
+                    legal = [a for a in legal if a not in lost or a.split(" ", 1)[1] in seen] or legal
                 if cfg.goal_gate:
                     legal = goal_gate(legal, pred, state.location, obs.objects, state.inside, state.holding)
                 if real:
@@ -166,7 +166,7 @@ def run_episode(task: Task, variant: str, pools: ExamplePools, client: Any, cfg:
         if not sr.ok:
             fail_counts[key] += 1
             if action.startswith("Navigation ") and (sr.reason or "").endswith("not found"):
-                lost[action] = len(classes_of(env.observe().objects))  # explored, none: not again until more is seen
+                lost.add(action)  # the room was explored and none is in view: not again until one is seen
             failed.append(f"{action} ({sr.reason})" if sr.reason else action)
             if planner is not None:
                 planner.recent_failures.append(action)

@@ -136,14 +136,15 @@ def test_goal_gate_keeps_the_appliance_on_and_closes_only_the_fridge_that_cools(
     cool = dict(HEAT_APPLE, object_state="cool")
     fridge = ["CloseObject Fridge", "Navigation GarbageCan"]
     assert goal_gate(fridge, cool, "Fridge", ["Apple"]) == ["Navigation GarbageCan"]  # nothing in it to cool
-    assert goal_gate(fridge, cool, "Fridge", ["Apple"], inside=[("Apple", "Fridge")]) == fridge
+    assert goal_gate(fridge, cool, "Fridge", ["Apple"], inside=[("Apple", "Fridge")]) == ["CloseObject Fridge"]
 
 
 def test_goal_gate_switches_the_oven_on_only_with_the_object_in_and_then_takes_it_out():
     here = ["Navigation GarbageCan", "PickupObject Apple", "ToggleObjectOn Microwave"]
     assert goal_gate(here, HEAT_APPLE, "Microwave", ["Apple"]) == ["PickupObject Apple"]  # free hands: take it
     put_in = [("Apple", "Microwave")]
-    assert goal_gate(here, HEAT_APPLE, "Microwave", ["Apple"], inside=put_in) == here  # in the oven, not hot yet
+    assert goal_gate(here, HEAT_APPLE, "Microwave", ["Apple"], inside=put_in) == \
+        ["ToggleObjectOn Microwave"]  # in the oven, not hot yet: switch it on
     hot = ["Apple (hot)", "Microwave (open, on)"]
     assert goal_gate(here, HEAT_APPLE, "Microwave", hot, inside=put_in) == ["PickupObject Apple"]  # done: out
     assert goal_gate(here, HEAT_APPLE, "Microwave", hot) == ["PickupObject Apple"]
@@ -156,7 +157,7 @@ def test_goal_gate_switches_the_oven_on_only_with_the_object_in_and_then_takes_i
     wash = dict(HEAT_APPLE, object_state="clean")
     sink = ["Navigation GarbageCan", "ToggleObjectOn Faucet"]
     assert goal_gate(sink, wash, "SinkBasin", ["Apple"]) == ["Navigation GarbageCan"]
-    assert goal_gate(sink, wash, "SinkBasin", ["Apple"], inside=[("Apple", "SinkBasin")]) == sink
+    assert goal_gate(sink, wash, "SinkBasin", ["Apple"], inside=[("Apple", "SinkBasin")]) == ["ToggleObjectOn Faucet"]
 
 
 def test_goal_gate_puts_the_object_in_the_movable_receptacle_first():
@@ -185,8 +186,7 @@ def test_goal_gate_walks_the_held_object_only_where_it_goes_next():
 def test_goal_gate_fetches_the_goal_object_and_searches_closed_containers_for_it():
     walks = ["Navigation Apple", "Navigation Cabinet", "Navigation Microwave", "OpenObject Drawer"]
     assert goal_gate(walks, HEAT_APPLE, "Drawer", []) == ["Navigation Apple", "OpenObject Drawer"]  # walks: to it
-    heated = [("Apple", "Microwave")]  # placed once: no longer fetched from wherever
-    assert goal_gate(walks, HEAT_APPLE, "Drawer", [], inside=heated) == walks
+    assert goal_gate(walks, HEAT_APPLE, "Drawer", [], inside=[("Apple", "Cabinet")]) == walks  # placed: not fetched
     lost = walks[1:]  # the walk to the apple found none (the loop took it off the list)
     seen = ["Cabinet (closed)", "Drawer (closed)", "Microwave (closed, off)"]
     assert goal_gate(lost, HEAT_APPLE, "Drawer", seen) == ["OpenObject Drawer"]  # search: open what is here
@@ -229,3 +229,14 @@ def test_a_mode_key_with_an_unknown_value_is_refused():
     with pytest.raises(ValueError, match=r"nav_scope must be one of \('task', 'all'\), not 'tasks'"):
         PlannerConfig.from_params({"planner": {"nav_scope": "tasks"}})
     assert PlannerConfig.from_params({"planner": {"nav_scope": "all"}}).nav_scope == "all"
+
+
+def test_goal_gate_switches_on_what_makes_the_state_once_the_object_is_in():
+    heating = [("Apple", "Microwave")]
+    at_oven = ["ToggleObjectOn Microwave", "Navigation GarbageCan", "Navigation Microwave", "CloseObject Microwave"]
+    assert goal_gate(at_oven, HEAT_APPLE, "Microwave", ["Apple"], inside=heating) == ["ToggleObjectOn Microwave"]
+    away = ["Navigation GarbageCan", "Navigation Microwave", "OpenObject Cabinet"]
+    assert goal_gate(away, HEAT_APPLE, "Cabinet", ["Apple"], inside=heating) == \
+        ["Navigation Microwave", "OpenObject Cabinet"]  # free hands: walks only back to it
+    assert goal_gate(at_oven, HEAT_APPLE, "Microwave", ["Apple (hot)"], inside=heating) == \
+        ["Navigation Microwave"]  # hot: not switched on again (and no hot apple here to take out)

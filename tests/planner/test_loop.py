@@ -178,7 +178,7 @@ def test_what_the_real_observation_shows_open_is_not_opened_again(task, pools, t
 @pytest.mark.parametrize("avoid", [True, False])
 def test_a_walk_the_world_found_nothing_for_waits_for_something_new(task, pools, tmp_path, avoid):
     # The adapter says the book must be hot; the room has no microwave, and the actor always wants one. With
-    # `avoid_tried` the walk the world answered 'Microwave not found' is off the legal list until a new class is seen.
+    # `avoid_tried` the walk the world answered 'Microwave not found' is off the legal list until a microwave is seen.
     r = _preferring(task, pools, tmp_path, "heat", ("Navigation Microwave",), avoid_tried=avoid)
     seen = [s.observation.split("Seen:", 1)[1] for s in r.steps if s.reason == "Microwave not found"]
     assert seen
