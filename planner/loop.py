@@ -8,8 +8,8 @@ A step where no actor gave a legal sub-goal counts as a failure of the planner (
 lead back to states already observed (place, hands, objects seen and their states) end it too ('no_progress').
 With `avoid_tried`, a sub-goal already executed from the same observed state is off the legal list there (the world
 would answer the same), and so is a walk the world answered 'C not found' until a C is seen (opening a container
-may show one), unless nothing else is legal. With `goal_gate`, steps that skip or undo what the predicted arguments require are off it too
-(`planner.legal.goal_gate`).
+may show one), unless nothing else is legal. With `goal_gate`, steps that skip or undo what the predicted arguments
+require are off it too (`planner.legal.goal_gate`).
 """
 from __future__ import annotations
 
