@@ -95,7 +95,7 @@ def run_episode(task: Task, variant: str, pools: ExamplePools, client: Any, cfg:
     trace: list[str] = []  # every executed sub-goal, failed ones with the world's reason inline (prompt form)
     visited: set[str] = {env.observe().text()}  # observed states so far (for the no-progress rule)
     tried: dict[str, set[str]] = {}  # observed state -> sub-goals already executed from it (planner.avoid_tried)
-    lost: set[str] = set()  # walks the world answered 'not found' (planner.avoid_tried): off until their class is seen
+    lost: set[str] = set()  # classes a walk found none of (avoid_tried, adapter_drop_absent): until one is seen
     idle = 0
     last_failed = False
     no_prop_streak = 0
@@ -112,9 +112,9 @@ def run_episode(task: Task, variant: str, pools: ExamplePools, client: Any, cfg:
         held = classes_of([obs.holding]) if obs.holding else []
         belief = replace(belief, seen=seen, holding=held[0] if held else "", done=tuple(done), predicted_fail=(),
                          location=obs.location or "")
+        absent = lost - set(seen)  # walked to, none found, none seen since
         pred: dict[str, Any] = {}
         if planner is not None and planner.adapter is not None:
-            absent = {a.split(" ", 1)[1] for a in lost} - set(seen)  # walks that found nothing
             pred = planner.adapter.predict(instruction, seen if cfg.adapter_observes else (), absent) \
                 if (cfg.adapter_every_step or not last_pred) \
                 else dict(last_pred)
@@ -135,7 +135,8 @@ def run_episode(task: Task, variant: str, pools: ExamplePools, client: Any, cfg:
                                   cfg.allow_stop)
                 real = cfg.avoid_tried and state is belief  # the real state only: imagined ones were never observed
                 if real:  # before the gate, so that it does not send the agent on a walk known to find nothing
-                    legal = [a for a in legal if a not in lost or a.split(" ", 1)[1] in seen] or legal
+                    legal = [a for a in legal if a.removeprefix("Navigation ") not in absent
+                             or not a.startswith("Navigation ")] or legal
                 if cfg.goal_gate:
                     legal = goal_gate(legal, pred, state.location, obs.objects, state.inside, state.holding)
                 if real:
@@ -166,7 +167,7 @@ def run_episode(task: Task, variant: str, pools: ExamplePools, client: Any, cfg:
         if not sr.ok:
             fail_counts[key] += 1
             if action.startswith("Navigation ") and (sr.reason or "").endswith("not found"):
-                lost.add(action)  # the room was explored and none is in view: not again until one is seen
+                lost.add(action.split(" ", 1)[1])  # the room was explored and none is in view
             failed.append(f"{action} ({sr.reason})" if sr.reason else action)
             if planner is not None:
                 planner.recent_failures.append(action)
