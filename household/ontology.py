@@ -74,3 +74,24 @@ def place_class(name: str) -> str:
 def class_words(cls: str) -> str:
     """An ALFRED class in lower-case words: 'DiningTable' -> 'dining table', 'TVStand' -> 'tv stand'."""
     return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", " ", cls).lower()
+
+
+def _noun(cls: str) -> str:
+    return class_words(cls).split()[-1]
+
+
+def _same_noun(a: str, b: str) -> bool:
+    # 'Glassbottle' is one word: a noun of 4+ letters that ends the other's name counts too ('bottle').
+    na, nb = _noun(a), _noun(b)
+    return na == nb or (len(nb) >= 4 and a.lower().endswith(nb)) or (len(na) >= 4 and b.lower().endswith(na))
+
+
+# Pickupable classes (slices apart) that one noun names: 'knife' ButterKnife/Knife, 'bottle' WineBottle/Glassbottle/...
+NAME_SIBLINGS: dict[str, frozenset[str]] = {
+    c: frozenset(o for o in PICKUPABLE - set(SLICED_PARENT) if o != c and _same_noun(c, o))
+    for c in sorted(PICKUPABLE - set(SLICED_PARENT))}
+
+
+def name_siblings(cls: str) -> frozenset[str]:
+    """The other pickupable classes named by the same noun ('Knife' -> {'ButterKnife'}); empty for the rest."""
+    return NAME_SIBLINGS.get(cls, frozenset())

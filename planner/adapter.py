@@ -6,7 +6,7 @@ import re
 from typing import Any, Iterable, Mapping, Sequence
 
 from household.ontology import (LAMPS, MOVABLE_RECEPTACLES, PICKUPABLE, PLACE_RECEPTACLES, RECEPTACLES,
-                               canonical_class, class_words)
+                               canonical_class, class_words, name_siblings)
 from planner.llm.constrain import Constraint
 from planner.lexicon import train_lexicon, words
 from planner.parsing import ARG_SHORT, empty_args, parse_args
@@ -136,24 +136,37 @@ def lexicon_options(instruction: str, min_share: float, container_with: bool = F
 
 # Classes that never lie inside anything (furniture, appliances, lamps): a walk that did not find one means the room
 # has none. A walk to the true parent or lamp of every valid_seen and valid_unseen task finds it from the start (423
-# and 83 tasks); a walk to the true object does not in 77 of 506 (it is in a closed drawer), so objects and movable
-# receptacles are never dropped.
+# and 83 tasks); a walk to the true object does not in 77 of 506 (it is in a closed drawer), so an object is dropped
+# only once a class of the same name has been seen (`gone`, `drop_sibling`), and movable receptacles never.
 IN_THE_OPEN = PLACE_RECEPTACLES | frozenset(LAMPS)
 ABSENT_SLOTS = ("parent_target", "toggle_target")
 
 
+def gone(absent: Iterable[str], present: Iterable[str], places: bool = True, siblings: bool = False
+         ) -> frozenset[str]:
+    """The classes of `absent` (walks found none) not to offer: parents and lamps (`places`), and (`siblings`)
+    objects once a class of the same name is in `present` ('WineBottle not found', a Glassbottle seen)."""
+    absent, present = set(absent), set(present)
+    out = absent & IN_THE_OPEN if places else set()
+    if siblings:
+        out |= {c for c in absent & PICKUPABLE if name_siblings(c) & present}
+    return frozenset(out)
+
+
 def without_absent(opts: Mapping[str, Sequence[str]], absent: Iterable[str]) -> dict[str, Sequence[str]]:
-    """`opts` less the parents and lamps in `absent` (walks found none); a slot left with only its empty value
-    offers every other class of its kind instead (the instruction named one, so the task has one)."""
-    gone = set(absent) & IN_THE_OPEN
+    """`opts` less the classes in `absent` (see `gone`); a parent or lamp slot left with only its empty value
+    offers every other class of its kind instead (the instruction named one, so the task has one); the object slot
+    keeps its list when every option is absent."""
+    absent = set(absent)
     out = dict(opts)
     for slot in ABSENT_SLOTS:
-        if not gone & set(opts[slot]):
+        if not absent & set(opts[slot]):
             continue
-        left = tuple(v for v in opts[slot] if v not in gone)
+        left = tuple(v for v in opts[slot] if v not in absent)
         if all(v == "none" for v in left):
-            left = tuple(v for v in ALL_OPTIONS[slot] if v not in gone and v != "none")
+            left = tuple(v for v in ALL_OPTIONS[slot] if v not in absent and v != "none")
         out[slot] = left
+    out["object_target"] = tuple(v for v in opts["object_target"] if v not in absent) or opts["object_target"]
     return out
 
 
@@ -164,7 +177,8 @@ class Adapter:
 
     def __init__(self, client: Any, examples: Sequence[Sample], max_tokens: int = 40, constrain: bool = True,
                  options: str = "all", min_share: float = 0.1, order: str = "object_first",
-                 container_with: bool = False, lamp_word: bool = False, drop_absent: bool = False) -> None:
+                 container_with: bool = False, lamp_word: bool = False, drop_absent: bool = False,
+                 drop_sibling: bool = False) -> None:
         if options not in ADAPTER_OPTIONS:
             raise ValueError(f"planner.adapter_options must be one of {ADAPTER_OPTIONS}, not {options!r}")
         if order not in ARG_ORDERS:
@@ -176,6 +190,7 @@ class Adapter:
         self.container_with = container_with
         self.lamp_word = lamp_word
         self.drop_absent = drop_absent
+        self.drop_sibling = drop_sibling
         self.examples = join_examples(adapter_example(s, ARG_ORDERS[order]) for s in examples)
         self.max_tokens = max_tokens
         self.constrain = constrain
@@ -189,7 +204,8 @@ class Adapter:
         """An adapter with a `PlannerConfig`'s adapter settings (`options` overrides `cfg.adapter_options`)."""
         return cls(client, examples, cfg.adapter_tokens, options=options or cfg.adapter_options,
                    min_share=cfg.adapter_min_share, order=cfg.adapter_order, container_with=cfg.adapter_container_with,
-                   lamp_word=cfg.adapter_lamp_word, drop_absent=cfg.adapter_drop_absent)
+                   lamp_word=cfg.adapter_lamp_word, drop_absent=cfg.adapter_drop_absent,
+                   drop_sibling=cfg.adapter_drop_sibling)
 
     def options_for(self, instruction: str) -> Mapping[str, Sequence[str]]:
         """Each argument's options: every value, or those the instruction's words point to."""
@@ -204,17 +220,19 @@ class Adapter:
                       instruction=instruction.strip(), objects=", ".join(opts["object_target"]),
                       receptacles=", ".join(o for o in opts["parent_target"] if o != "none") or "none")
 
-    def predict(self, instruction: str, seen: Sequence[str], absent: Iterable[str] = ()) -> dict[str, Any]:
-        """Return the predicted arguments (defaults where the LLM gave nothing usable); with `drop_absent`, the
-        parents and lamps in `absent` (walks did not find them) are not offered."""
-        gone = frozenset(absent) & IN_THE_OPEN if self.drop_absent else frozenset()
-        key = (instruction, tuple(seen), gone)
+    def predict(self, instruction: str, seen: Sequence[str], absent: Iterable[str] = (),
+                present: Iterable[str] = ()) -> dict[str, Any]:
+        """Return the predicted arguments (defaults where the LLM gave nothing usable). `seen`: the classes the
+        prompt shows; with `drop_absent` / `drop_sibling`, classes in `absent` (walks did not find them) are not
+        offered (see `gone`; `present`: the classes seen so far, shown or not)."""
+        dropped = gone(absent, present, self.drop_absent, self.drop_sibling)
+        key = (instruction, tuple(seen), dropped)
         if key in self._memo:  # same observation as an earlier step: same prompt, same answer
             return dict(self._memo[key])
         try:
             opts = self.options_for(instruction)
-            if gone:
-                opts = without_absent(opts, gone)
+            if dropped:
+                opts = without_absent(opts, dropped)
             constraint = args_constraint(opts, self.order) if self.constrain else None
             resp = self.client.complete(self.role, self.prompt(instruction, seen, opts), max_tokens=self.max_tokens,
                                         stop=["\n"], constraint=constraint)

@@ -59,6 +59,9 @@ PLANNER_DEFAULTS: dict[str, Any] = {
     "adapter_drop_absent": True,  # ours: a parent or lamp class a walk did not find is no longer offered to the
                                  # adapter, which predicts again ("a tall lamp": DeskLamp not found, FloorLamp);
                                  # objects may hide in drawers, so they stay (paper: not named)
+    "adapter_drop_sibling": True,  # ours: an object class a walk did not find, once a class of the same name has
+                                 # been seen ("WineBottle not found", a Glassbottle seen), is no longer offered
+                                 # (paper: not named)
     "adapter_observes": False,   # paper: the adapter reads the objects seen so far; ours on the 1.5B model: the
                                  # instruction only (it copied a seen receptacle into `parent`); same prompt each step
     "legal_scope": "task",       # ours: pick up / switch only what the predicted arguments call for (object, mrecep,
@@ -146,6 +149,7 @@ class PlannerConfig:
     adapter_container_with: bool = PLANNER_DEFAULTS["adapter_container_with"]
     adapter_lamp_word: bool = PLANNER_DEFAULTS["adapter_lamp_word"]
     adapter_drop_absent: bool = PLANNER_DEFAULTS["adapter_drop_absent"]
+    adapter_drop_sibling: bool = PLANNER_DEFAULTS["adapter_drop_sibling"]
     k: int = RETRIEVAL_DEFAULTS["k"]
     map_threshold: float = RETRIEVAL_DEFAULTS["map_threshold"]
     adapter_k: int = RETRIEVAL_DEFAULTS["adapter_k"]

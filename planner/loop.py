@@ -95,7 +95,7 @@ def run_episode(task: Task, variant: str, pools: ExamplePools, client: Any, cfg:
     trace: list[str] = []  # every executed sub-goal, failed ones with the world's reason inline (prompt form)
     visited: set[str] = {env.observe().text()}  # observed states so far (for the no-progress rule)
     tried: dict[str, set[str]] = {}  # observed state -> sub-goals already executed from it (planner.avoid_tried)
-    lost: set[str] = set()  # classes a walk found none of (avoid_tried, adapter_drop_absent): until one is seen
+    lost: set[str] = set()  # classes a walk found none of (avoid_tried, adapter_drop_*): until one is seen
     idle = 0
     last_failed = False
     no_prop_streak = 0
@@ -115,7 +115,7 @@ def run_episode(task: Task, variant: str, pools: ExamplePools, client: Any, cfg:
         absent = lost - set(seen)  # walked to, none found, none seen since
         pred: dict[str, Any] = {}
         if planner is not None and planner.adapter is not None:
-            pred = planner.adapter.predict(instruction, seen if cfg.adapter_observes else (), absent) \
+            pred = planner.adapter.predict(instruction, seen if cfg.adapter_observes else (), absent, seen) \
                 if (cfg.adapter_every_step or not last_pred) \
                 else dict(last_pred)
             last_pred = pred

@@ -122,11 +122,11 @@ def test_a_class_too_rare_for_the_counts_is_offered_by_its_own_name():
 
 
 def test_a_lamp_or_parent_found_absent_is_offered_no_more():
-    from planner.adapter import without_absent
+    from planner.adapter import gone, without_absent
     opts = lexicon_options("Examine a set of keys under a tall lamp", 0.1, lamp_word=True)
     assert set(opts["toggle_target"]) == {"DeskLamp", "FloorLamp"}
     assert without_absent(opts, {"DeskLamp"})["toggle_target"] == ("FloorLamp",)
-    assert without_absent(opts, {"KeyChain"}) == opts  # an object may be in a closed drawer: it stays
+    assert gone({"KeyChain", "DeskLamp"}, ()) == {"DeskLamp"}  # an object may be in a closed drawer: it stays
     desk = {**opts, "parent_target": ("Desk", "none")}
     left = without_absent(desk, {"Desk"})["parent_target"]
     assert "Desk" not in left and "none" not in left and "Shelf" in left  # the task named a parent: any other
@@ -137,3 +137,26 @@ def test_a_lamp_or_parent_found_absent_is_offered_no_more():
     Adapter(client, [], options="lexicon", lamp_word=True).predict("Examine a set of keys under a tall lamp", (),
                                                                     {"DeskLamp"})
     assert set(client.sent[-1][1].slots[3]) == {"DeskLamp", "FloorLamp"}  # off: the absent lamp is still offered
+
+
+def test_an_object_found_absent_is_offered_no_more_once_a_namesake_is_seen():
+    from household.ontology import name_siblings
+    from planner.adapter import gone, without_absent
+    assert name_siblings("Knife") == {"ButterKnife"} and "Glassbottle" in name_siblings("WineBottle")
+    assert name_siblings("Apple") == frozenset() and name_siblings("AppleSliced") == frozenset()  # slices apart
+    # A walk found no wine bottle: it goes only once a glass bottle has been seen (else it may be in a drawer).
+    assert gone({"WineBottle", "Desk"}, {"Glassbottle"}, siblings=True) == {"WineBottle", "Desk"}
+    assert gone({"WineBottle", "Desk"}, {"Apple"}, siblings=True) == {"Desk"}
+    assert gone({"WineBottle"}, {"Glassbottle"}, siblings=False) == frozenset()
+    instruction = "Put a plate with a bottle on top of it in the sink."
+    opts = lexicon_options(instruction, 0.1, container_with=True)
+    assert {"WineBottle", "Glassbottle"} <= set(opts["object_target"])
+    left = without_absent(opts, {"WineBottle"})["object_target"]
+    assert "WineBottle" not in left and "Glassbottle" in left
+    assert without_absent(opts, set(opts["object_target"]))["object_target"] == opts["object_target"]  # never empty
+    client = _Client(" object=Glassbottle parent=SinkBasin mrecep=Plate toggle=none state=none sliced=no two=no")
+    adapter = Adapter(client, [], options="lexicon", container_with=True, drop_sibling=True)
+    adapter.predict(instruction, (), {"WineBottle"}, ("Glassbottle", "Plate"))
+    assert "WineBottle" not in client.sent[-1][1].slots[0] and "Glassbottle" in client.sent[-1][1].slots[0]
+    adapter.predict(instruction, (), {"WineBottle"}, ("Plate",))  # no namesake seen: still offered
+    assert "WineBottle" in client.sent[-1][1].slots[0]

@@ -214,3 +214,30 @@ def test_a_parent_a_walk_did_not_find_is_predicted_no_more(task, pools, tmp_path
     assert r.steps[0].subgoal == "Navigation CoffeeTable" and r.steps[0].reason == "CoffeeTable not found"
     later = {s.pddl_pred["parent_target"] for s in r.steps[1:]}
     assert later == {"SideTable" if drop else "CoffeeTable"}
+
+
+@pytest.mark.parametrize("drop", [True, False])
+def test_an_object_a_walk_did_not_find_is_predicted_no_more_once_its_namesake_is_seen(pools, tmp_path, drop):
+    # "Put the bottle on the shelf": the adapter names a glass bottle while it is offered, else the wine bottle. The
+    # room has no glass bottle; the walk there explores it and sees the wine bottle. With `adapter_drop_sibling`
+    # the adapter is asked again without Glassbottle.
+    task = next(t for t in load_tasks("valid_seen")
+                if t.id == "pick_and_place_simple-WineBottle-None-Shelf-7/trial_T20190907_200154_378982")
+
+    def answer(request):
+        if request.prompt.startswith("Read each"):
+            offered = "Glassbottle" in request.body["grammar"]
+            obj = "Glassbottle" if offered else "WineBottle"
+            return f" object={obj} parent=Shelf mrecep=none toggle=none state=none sliced=no two=no"
+        options = _options(request.body)
+        return " " + ("Navigation Glassbottle" if "Navigation Glassbottle" in options else options[0])
+
+    with ScriptedEndpoint(answer) as ep, \
+            llm_client.LLMClient(replace(ep.settings(), constrain="grammar"), cache_dir=tmp_path) as client:
+        r = run_episode(task, "no_hindsight", pools, client,
+                        PlannerConfig(k=2, width=1, max_subgoals=4, max_idle=0, adapter_drop_sibling=drop,
+                                      goal_gate=False))
+    assert r.steps[0].subgoal == "Navigation Glassbottle" and r.steps[0].reason == "Glassbottle not found"
+    assert "WineBottle" in r.steps[1].observation
+    later = {s.pddl_pred["object_target"] for s in r.steps[1:]}
+    assert later == {"WineBottle" if drop else "Glassbottle"}
