@@ -130,15 +130,17 @@ def _reachable(classes: Sequence[str], legal: Sequence[str]) -> tuple[str, ...]:
 
 
 def goal_gate(legal: Sequence[str], args: dict | None, location: str, observed: Sequence[str],
-              inside: Sequence[tuple[str, str]] = (), holding: str = "") -> list[str]:
+              inside: Sequence[tuple[str, str]] = (), holding: str = "", here: Sequence[str] | None = None,
+              located: Sequence[tuple[str, str]] = ()) -> list[str]:
     """`legal` without the steps that skip or undo what the predicted arguments require (unless nothing is left);
     when a put that does what they require next is legal here, only such puts.
 
     The goal object (the slice when sliced) goes only where the arguments send it next: where the predicted state
     is made until the state is observed, then into the movable receptacle when one is named, then to the parent;
     while it is held, walks go only there. The receptacle goes to the parent only with the object in it, and then
-    only there. The appliance that makes the state is switched on only with the object put in its place and until
-    the state is observed, and not switched off before. With free hands: while the object is in there and its state
+    only there; once the object is in it, with free hands, walks go only to it and picking it up is the step. The
+    appliance that makes the state is switched on only with the object put in its place and until the state is
+    observed, and not switched off before. With free hands: while the object is in there and its state
     does not show, walks go only there and switching the appliance on (closing the fridge) is the step; once it
     shows, walks go only there and taking it out (opening the fridge first) is the step; with the object not yet
     placed anywhere, walks go only to it (the world explores for an unseen one) and picking it up is the step where
@@ -146,15 +148,18 @@ def goal_gate(legal: Sequence[str], args: dict | None, location: str, observed: 
     with free hands (picking one up is the step there) and to the object with the knife in hand (cutting it is the
     step there), and the knife is not put down; once a slice is seen, putting the knife down (not where the slice
     goes) is the step. When what is fetched next was never seen and no walk to it is legal (one found none), walks
-    go to closed containers and opening one is the step. Nothing is closed except the fridge with the object in it
-    (to cool). An object put in the parent is not picked up again there (with two objects, the second one is
-    elsewhere).
+    go to closed containers and opening one is the step (so too for what is to be cut, with the knife in hand).
+    Holding the object of a look-at task, walks go only to the lamp and switching it on is the step. Nothing is
+    closed except the fridge with the object in it (to cool). An object put in the parent is not picked up again there (with two objects, the second one is
+    elsewhere). With two objects and one put in the parent, free hands fetch the other like the first; holding it
+    at a parent where the first one is not in view (another cabinet), walking on to the parent is the step.
     `observed`: the seen list with states (a state counts once observed); `inside`: the placements the agent made;
-    `holding`: the class in the agent's hands.
+    `holding`: the class in the agent's hands; `here` (the real state only, else None): the place and what is in
+    view there; `located`: (object, place class) of each seen object, as last observed.
     """
     args = args or {}
-    obj, parent, mrecep = (canonical_class(str(args.get(k) or "")) or "" for k in
-                           ("object_target", "parent_target", "mrecep_target"))
+    obj, parent, mrecep, lamp = (canonical_class(str(args.get(k) or "")) or "" for k in
+                                 ("object_target", "parent_target", "mrecep_target", "toggle_target"))
     if not obj:  # no arguments, or no object to gate
         return list(legal)
     state = str(args.get("object_state") or "none")
@@ -162,7 +167,7 @@ def goal_gate(legal: Sequence[str], args: dict | None, location: str, observed: 
     maker = STATE_PLACE.get(state, "")
     state_ok = _observed_state(final, state, observed)
     mrecep = "" if mrecep == final else mrecep
-    goal_place = maker if maker and not state_ok else (mrecep or parent)
+    goal_place = maker if maker and not state_ok else (mrecep or parent or lamp)  # look at it: to the lamp
     sliced_seen = final == obj or any(parse_seen(x)[0] == final for x in observed)
     carried = {final: goal_place}  # what is held -> the one place it should go next
     if mrecep and (final, mrecep) in inside:
@@ -170,6 +175,13 @@ def goal_gate(legal: Sequence[str], args: dict | None, location: str, observed: 
     made = bool(maker) and state_ok and (final, maker) in inside  # the state shows; the object is still in there
     making = bool(maker) and not state_ok and (final, maker) in inside  # in there; switch it on (close the fridge)
     slicing = not sliced_seen  # a slice is asked for and none is seen yet: a knife first, then the object
+    loaded = bool(mrecep) and (final, mrecep) in inside and (mrecep, parent) not in inside  # the receptacle next
+    two = bool(args.get("two_objects"))
+    second = two and not holding and (final, parent) in inside  # one is in place: fetch the other
+    # holding the second one at a parent without the first in view: the goal wants both in one receptacle
+    elsewhere = (two and holding == final and here is not None and location == parent
+                 and any(parse_seen(o)[0] == final and p == parent for o, p in located)
+                 and final not in {parse_seen(x)[0] for x in here[1:]})
     # where a walk should go: the held object's next place, back to the object left where its state was made, or
     # with free hands to what is fetched next (a knife before a slice, else the goal object not yet placed); before
     # a slice, with a knife in hand, to the object
@@ -182,11 +194,17 @@ def goal_gate(legal: Sequence[str], args: dict | None, location: str, observed: 
         targets = (carried.get(holding, ""),)
     elif made or making:
         targets = (maker,)
-    elif all(o != final for o, _ in inside):
+    elif loaded:
+        want = (mrecep,)
+    elif all(o != final for o, _ in inside) or second:
         want = (final,)
-    targets = _reachable(targets or want, legal)
-    # what is fetched next was never seen and no walk to it is legal (one found none): look inside closed containers
-    searching = bool(want) and not targets and not {parse_seen(x)[0] for x in observed} & set(want)
+    # the one already put in the parent is not the one to fetch (it is not picked up again there)
+    placed_here = location == parent and (final, parent) in inside
+    targets = _reachable(targets or want, [a for a in legal if not (placed_here and a == f"PickupObject {final}")])
+    # what is fetched next (or cut, with the knife in hand) was never seen and no walk to it is legal (one found
+    # none): look inside closed containers
+    seek = want or ((obj,) if slicing and holding in KNIVES else ())
+    searching = bool(seek) and not targets and not {parse_seen(x)[0] for x in observed} & set(seek)
     if searching:
         targets = _reachable(tuple(c for c, flags in map(parse_seen, observed) if c and "closed" in flags), legal)
     knife_down = holding in KNIVES and not slicing and final != obj  # sliced: the knife is put down, not in the goal
@@ -194,12 +212,18 @@ def goal_gate(legal: Sequence[str], args: dict | None, location: str, observed: 
     def progress(step: str) -> bool:
         """A put that does what the arguments require next, picking up the goal object not yet placed anywhere, or
         taking it out once its state shows (opening the closed fridge it cooled in first)."""
-        if step == f"PickupObject {final}":  # out of where its state was made, or not yet placed anywhere (the
-            return made or (not holding and all(o != final for o, _ in inside))  # critic walked away from it)
+        if step == f"PickupObject {final}":  # out of where its state was made, not yet placed anywhere (the
+            return made or (not holding and (all(o != final for o, _ in inside) or second))  # critic walked away
+        if elsewhere:  # from it) or the second one
+            return step == f"Navigation {parent}"
         if made and step == f"OpenObject {maker}":
             return True
         words = step.split()
         if searching and words[0] == "OpenObject":
+            return True
+        if lamp and holding == final and step == f"ToggleObjectOn {lamp}":  # look at it in the light
+            return True
+        if loaded and not holding and step == f"PickupObject {mrecep}":  # the receptacle with the object in it
             return True
         if making and (step in {f"ToggleObjectOn {t}" for t in STATE_TOGGLES.get(state, ())} or
                        (state == "cool" and step == f"CloseObject {maker}")):
@@ -216,6 +240,8 @@ def goal_gate(legal: Sequence[str], args: dict | None, location: str, observed: 
         verb, what = words[0], (words[1] if len(words) > 1 else "")
         if verb == "PutObject" and len(words) == 3:
             where = words[2]
+            if elsewhere and what == final:
+                return False
             if what in carried:
                 return progress(step)
             if what == obj and final != obj:
@@ -228,7 +254,7 @@ def goal_gate(legal: Sequence[str], args: dict | None, location: str, observed: 
             return what in targets
         if verb == "PickupObject" and what == obj and final != obj:
             return False  # slice it where it is: the goal is on the slice
-        if verb == "PickupObject" and what == final and location == parent and (final, parent) in inside:
+        if verb == "PickupObject" and what == final and placed_here:
             return False  # it is where it goes (with two objects, the second one is elsewhere)
         if verb == "ToggleObjectOff" and what in STATE_TOGGLES.get(state, ()):
             return state_ok  # switching it off before the state shows undoes the work (on/off loops)

@@ -138,7 +138,8 @@ def run_episode(task: Task, variant: str, pools: ExamplePools, client: Any, cfg:
                     legal = [a for a in legal if a.removeprefix("Navigation ") not in absent
                              or not a.startswith("Navigation ")] or legal
                 if cfg.goal_gate:
-                    legal = goal_gate(legal, pred, state.location, obs.objects, state.inside, state.holding)
+                    legal = goal_gate(legal, pred, state.location, obs.objects, state.inside, state.holding,
+                                      obs.here if state is belief else None, obs.located)
                 if real:
                     legal = [a for a in legal if a not in tried.get(obs_text, ())] or legal
                 return legal

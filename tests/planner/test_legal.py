@@ -218,9 +218,49 @@ def test_goal_gate_slice_and_second_object():
            "object_sliced": False, "two_objects": True}
     at_sofa = ["PickupObject Pillow", "Navigation ArmChair"]
     assert goal_gate(at_sofa, two, "Sofa", [], inside=[("Pillow", "Sofa")]) == ["Navigation ArmChair"]
-    assert goal_gate(at_sofa, two, "ArmChair", [], inside=[("Pillow", "Sofa")]) == at_sofa
+    # one is on the sofa: the second one is fetched like the first (picking it up where it lies is the step)
+    assert goal_gate(at_sofa, two, "ArmChair", [], inside=[("Pillow", "Sofa")]) == ["PickupObject Pillow"]
+    assert goal_gate(at_sofa + ["Navigation Pillow"], two, "Sofa", ["Pillow"], inside=[("Pillow", "Sofa")]) == \
+        ["Navigation Pillow"]
     one = dict(two, two_objects=False)  # the adapter may miss 'two': what is in place still stays there
     assert goal_gate(at_sofa, one, "Sofa", [], inside=[("Pillow", "Sofa")]) == ["Navigation ArmChair"]
+    # Holding the second roll at a cabinet where the first one is not in view: on to another cabinet (the goal
+    # wants both in one); where it is in view, or on the first trip, or in an imagined state, the put.
+    rolls = {**two, "object_target": "ToiletPaper", "parent_target": "Cabinet"}
+    held = ["PutObject ToiletPaper Cabinet", "Navigation Cabinet", "Navigation Toilet"]
+    first = [("ToiletPaper", "Cabinet")]
+    assert goal_gate(held, rolls, "Cabinet", ["ToiletPaper"], holding="ToiletPaper", here=["Cabinet (open)"],
+                     located=first) == ["Navigation Cabinet"]
+    assert goal_gate(held, rolls, "Cabinet", ["ToiletPaper"], holding="ToiletPaper",
+                     here=["Cabinet (open)", "ToiletPaper"], located=first) == ["PutObject ToiletPaper Cabinet"]
+    assert goal_gate(held, rolls, "Cabinet", ["ToiletPaper"], holding="ToiletPaper", here=["Cabinet (open)"]) == \
+        ["PutObject ToiletPaper Cabinet"]
+    assert goal_gate(held, rolls, "Cabinet", ["ToiletPaper"], holding="ToiletPaper", located=first) == \
+        ["PutObject ToiletPaper Cabinet"]
+
+
+def test_goal_gate_receptacle_lamp_and_search_with_a_knife():
+    # The keys are in the box: with free hands the box is fetched next (then carried to the chair).
+    box = {"object_target": "KeyChain", "parent_target": "ArmChair", "mrecep_target": "Box", "object_state": "none",
+           "object_sliced": False, "two_objects": False}
+    free = ["Navigation Box", "Navigation Sofa", "PickupObject Box", "PickupObject KeyChain"]
+    assert goal_gate(free, box, "Sofa", ["Box", "KeyChain"], inside=[("KeyChain", "Box")]) == ["PickupObject Box"]
+    assert goal_gate(free[:2], box, "Sofa", ["Box", "KeyChain"], inside=[("KeyChain", "Box")]) == ["Navigation Box"]
+    assert goal_gate(free[:2], box, "Sofa", ["Box", "KeyChain"],
+                     inside=[("KeyChain", "Box"), ("Box", "ArmChair")]) == free[:2]  # in place: nothing to fetch
+    # Look at the keys in the light: holding them, walks go only to the lamp, and switching it on is the step.
+    look = {**box, "parent_target": "", "mrecep_target": "", "toggle_target": "FloorLamp"}
+    walks = ["Navigation FloorLamp", "Navigation Sofa", "PutObject KeyChain Sofa"]
+    assert goal_gate(walks, look, "Sofa", ["KeyChain"], holding="KeyChain") == ["Navigation FloorLamp"]
+    assert goal_gate(["ToggleObjectOn FloorLamp", "Navigation Sofa"], look, "FloorLamp", ["KeyChain"],
+                     holding="KeyChain") == ["ToggleObjectOn FloorLamp"]
+    # With the knife in hand and the bread never seen (its walk found none): open closed containers.
+    sliced = {"object_target": "Bread", "parent_target": "CounterTop", "mrecep_target": "", "object_state": "heat",
+              "object_sliced": True, "two_objects": False}
+    lost = ["OpenObject Cabinet", "Navigation Fridge", "Navigation CounterTop"]
+    assert goal_gate(lost, sliced, "Cabinet", ["Cabinet (closed)", "Fridge (closed)"], holding="Knife") == \
+        ["OpenObject Cabinet"]
+    assert goal_gate(lost, sliced, "Cabinet", ["Cabinet (closed)", "Bread"], holding="Knife") == lost  # seen
 
 
 def test_a_mode_key_with_an_unknown_value_is_refused():
