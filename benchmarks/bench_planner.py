@@ -9,8 +9,9 @@
 The sample: `--per-type` tasks of each task type of `--split` (pools.select.stratified, seed world.seed), the same
 for every variant. The gt pool is drawn as the `gt_pool` stage draws it (params pools.*); the hindsight pool is read
 from `--hindsight-pool` when that file exists (else the hindsight actor has no examples and only Actor_gt plans).
-A fresh response cache (temporary folder) makes every call paid; the embedded server and the encoder are warmed
-before the timings. Prints per variant: SR and GC (ALFRED's definitions, pools/metrics.py) overall and per type,
+Each variant gets a fresh response cache (temporary folder) and a fresh server, so every call is paid and no
+prompt prefix is kept from the variant before (until session 9 the variants shared both, which flattered the second
+one's seconds); the embedded server and the encoder are warmed before the timings. Prints per variant: SR and GC (ALFRED's definitions, pools/metrics.py) overall and per type,
 adapter accuracy per argument, the share of answers that were illegal or unparsable, LLM calls and seconds per
 sub-goal; and hindsight vs no_hindsight paired (2x2 table, McNemar's exact p) when both ran.
 Targets (issues 10 and 4): no_hindsight SR >= 25%, adapter object_target accuracy >= 90%, illegal share 0,
@@ -165,10 +166,13 @@ def main(argv: list[str] | None = None) -> int:
     overrides = {"max_subgoals": args.max_subgoals} if args.max_subgoals else {}
     results: dict[str, Any] = {}
     episodes: dict[str, list[dict[str, Any]]] = {}
-    with tempfile.TemporaryDirectory() as cache, \
-            llm_client(params, cache_dir=Path(cache)) as client:
-        client.complete("actor", "warm-up", max_tokens=1)  # start the server outside the timings
-        for variant in args.variants.split(","):
+    models: dict[str, str] = {}
+    for variant in args.variants.split(","):
+        # Each variant cold: its own response cache and a fresh server (no prompt prefix kept from the one before).
+        with tempfile.TemporaryDirectory() as cache, \
+                llm_client(params, cache_dir=Path(cache)) as client:
+            client.complete("actor", "warm-up", max_tokens=1)  # start the server outside the timings
+            models = {r: client.model_id_for(r) for r in ("adapter", "actor", "critic")}
             cfg = PlannerConfig.from_params(params, variant=variant, **overrides)
             t0 = time.perf_counter()
             eps, timings = [], {}
@@ -188,15 +192,15 @@ def main(argv: list[str] | None = None) -> int:
         paired = {"tasks": c["tasks"], **{k: c["all"][k] for k in ("a", "b", "sr_diff", "sr_diff_ci", "gc_diff",
                                                                      "table", "mcnemar_p")}}
     out = {"split": args.split, "per_type": args.per_type, "tasks": len(picked), "seed": seed,
-           "models": {r: client.model_id_for(r) for r in ("adapter", "actor", "critic")},
+           "models": models,
            "gt_examples": len(gt), "hindsight_examples": len(hind), "variants": results, "paired": paired}
     if args.out:
         Path(args.out).write_text(json.dumps({**out, "episodes": episodes}, indent=1) + "\n")
     if args.json:
         print(json.dumps(out, indent=1))
     else:
-        print(f"{args.split}: {len(picked)} tasks ({args.per_type} per type, seed {seed}), one run, cold cache; "
-              f"models {out['models']}; {len(gt)} gt / {len(hind)} hindsight examples")
+        print(f"{args.split}: {len(picked)} tasks ({args.per_type} per type, seed {seed}), one run, cold cache per "
+              f"variant; models {out['models']}; {len(gt)} gt / {len(hind)} hindsight examples")
         print(f"{'variant':13s} {'SR':>9s} {'GC':>6s} {'obj acc':>8s} {'illegal':>8s} {'calls/sg':>9s} "
               f"{'s/sg':>6s} {'out LLM':>7s}  SR by type")
         for v, q in results.items():
