@@ -4,7 +4,8 @@ An oracle adapter answers each task's true arguments and the actor takes the fir
 planner offers (after `planner.goal_gate`, `avoid_tried`, ...); both answer through the scripted endpoint (no model,
 seconds to run). It prints successes per task type, the stop reasons, and how many sub-goals were chosen among more
 than one legal one (an actor call: the decisions left to the LLM; with a single legal sub-goal no call is made).
-Compare with bench_planner's success rates: the gap is what adapter errors and the LLM's choices cost. `--no-gate` runs the same with `planner.goal_gate: false`.
+Compare with bench_planner's success rates: the gap is what adapter errors and the LLM's choices cost. `--no-gate`
+runs the same with `planner.goal_gate: false`.
 """
 from __future__ import annotations
 

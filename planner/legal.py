@@ -148,11 +148,12 @@ def goal_gate(legal: Sequence[str], args: dict | None, location: str, observed: 
     with free hands (picking one up is the step there) and to the object with the knife in hand (cutting it is the
     step there), and the knife is not put down; once a slice is seen, putting the knife down (not where the slice
     goes) is the step. When what is fetched next was never seen and no walk to it is legal (one found none), walks
-    go to closed containers and opening one is the step (so too for what is to be cut, with the knife in hand).
+    go to closed containers and opening one is the step (so too for what is to be cut, with the knife in hand, and
+    for the movable receptacle, with the object in hand).
     Holding the object of a look-at task, walks go only to the lamp and switching it on is the step. Nothing is
-    closed except the fridge with the object in it (to cool). An object put in the parent is not picked up again there (with two objects, the second one is
-    elsewhere). With two objects and one put in the parent, free hands fetch the other like the first; holding it
-    at a parent where the first one is not in view (another cabinet), walking on to the parent is the step.
+    closed except the fridge with the object in it (to cool). An object put in the parent is not picked up again
+    there. With two objects and one put in the parent, free hands fetch the other like the first; holding it at a
+    parent where the first one is not in view (another cabinet), walking on to the parent is the step.
     `observed`: the seen list with states (a state counts once observed); `inside`: the placements the agent made;
     `holding`: the class in the agent's hands; `here` (the real state only, else None): the place and what is in
     view there; `located`: (object, place class) of each seen object, as last observed.
@@ -201,9 +202,10 @@ def goal_gate(legal: Sequence[str], args: dict | None, location: str, observed: 
     # the one already put in the parent is not the one to fetch (it is not picked up again there)
     placed_here = location == parent and (final, parent) in inside
     targets = _reachable(targets or want, [a for a in legal if not (placed_here and a == f"PickupObject {final}")])
-    # what is fetched next (or cut, with the knife in hand) was never seen and no walk to it is legal (one found
-    # none): look inside closed containers
-    seek = want or ((obj,) if slicing and holding in KNIVES else ())
+    # what is fetched next, cut with the knife in hand, or (holding the object) the movable receptacle it goes into
+    # was never seen and no walk to it is legal (one found none): look inside closed containers
+    seek = want or ((obj,) if slicing and holding in KNIVES else
+                    (mrecep,) if mrecep and holding == final and goal_place == mrecep else ())
     searching = bool(seek) and not targets and not {parse_seen(x)[0] for x in observed} & set(seek)
     if searching:
         targets = _reachable(tuple(c for c, flags in map(parse_seen, observed) if c and "closed" in flags), legal)
@@ -212,9 +214,10 @@ def goal_gate(legal: Sequence[str], args: dict | None, location: str, observed: 
     def progress(step: str) -> bool:
         """A put that does what the arguments require next, picking up the goal object not yet placed anywhere, or
         taking it out once its state shows (opening the closed fridge it cooled in first)."""
-        if step == f"PickupObject {final}":  # out of where its state was made, not yet placed anywhere (the
-            return made or (not holding and (all(o != final for o, _ in inside) or second))  # critic walked away
-        if elsewhere:  # from it) or the second one
+        if step == f"PickupObject {final}":  # out of where its state was made, not yet placed anywhere (the critic
+            # walked away from it), or the second of two
+            return made or (not holding and (all(o != final for o, _ in inside) or second))
+        if elsewhere:  # on to the parent that holds the first one
             return step == f"Navigation {parent}"
         if made and step == f"OpenObject {maker}":
             return True

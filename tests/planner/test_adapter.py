@@ -160,3 +160,12 @@ def test_an_object_found_absent_is_offered_no_more_once_a_namesake_is_seen():
     assert "WineBottle" not in client.sent[-1][1].slots[0] and "Glassbottle" in client.sent[-1][1].slots[0]
     adapter.predict(instruction, (), {"WineBottle"}, ("Plate",))  # no namesake seen: still offered
     assert "WineBottle" in client.sent[-1][1].slots[0]
+
+
+def test_a_slice_word_decides_sliced():
+    cool = "put a cooled potato inside the microwave"  # 'potato' alone points to sliced in the lexicon
+    assert lexicon_options(cool, 0.1, slice_word=True)["object_sliced"] == ("no",)
+    assert lexicon_options("Put a chilled piece of potato in the microwave", 0.1, slice_word=True)[
+        "object_sliced"] == ("yes",)
+    assert lexicon_options("Look at a sliced apple under the lamp", 0.1, lamp_word=True,
+                           slice_word=True)["object_sliced"] == ("no",)  # a look-at task is never sliced

@@ -261,6 +261,10 @@ def test_goal_gate_receptacle_lamp_and_search_with_a_knife():
     assert goal_gate(lost, sliced, "Cabinet", ["Cabinet (closed)", "Fridge (closed)"], holding="Knife") == \
         ["OpenObject Cabinet"]
     assert goal_gate(lost, sliced, "Cabinet", ["Cabinet (closed)", "Bread"], holding="Knife") == lost  # seen
+    # Holding the bottle, the plate it goes onto never seen (its walk found none): open closed containers.
+    plate = {**box, "object_target": "Glassbottle", "parent_target": "SinkBasin", "mrecep_target": "Plate"}
+    assert goal_gate(lost, plate, "Cabinet", ["Cabinet (closed)"], holding="Glassbottle") == ["OpenObject Cabinet"]
+    assert goal_gate(lost, plate, "Cabinet", ["Cabinet (closed)", "Plate"], holding="Glassbottle") == lost
 
 
 def test_a_mode_key_with_an_unknown_value_is_refused():
