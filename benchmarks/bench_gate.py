@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 import tempfile
 from collections import Counter
@@ -20,13 +19,6 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-
-def _options(body: dict[str, Any] | None) -> list[str]:
-    """The options of a one-choice GBNF grammar (an actor request); [] for any other request."""
-    grammar = (body or {}).get("grammar") or ""
-    line = next((ln for ln in grammar.splitlines() if ln.startswith("slot0 ::=")), "")
-    return re.findall(r'"([^"]+)"', line) if "slot1" not in grammar else []
 
 
 def true_answer(args: dict[str, Any]) -> str:
@@ -58,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     from planner.examples import ExamplePools
     from planner.gt import build_gt_samples
     from planner.llm.client import LLMClient
-    from planner.llm.scripted import ScriptedEndpoint
+    from planner.llm.scripted import ScriptedEndpoint, grammar_choices
     from planner.loop import run_episode
 
     params = load_params(args.params)
@@ -76,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
         def answer(request: Any) -> str:
             if request.prompt.startswith("Read each"):
                 return truth
-            options = _options(request.body)
+            options = grammar_choices(request.body)
             choices["with a choice"] += len(options) > 1
             return " " + (options[0] if options else "the value is 1/2")
 

@@ -23,11 +23,19 @@ of GETs in `.gets`.
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Sequence, Union
+
+
+def grammar_choices(body: dict[str, Any] | None) -> list[str]:
+    """The options of a one-choice GBNF grammar in a request body (a constrained pick); [] for any other request."""
+    grammar = (body or {}).get("grammar") or ""
+    line = next((ln for ln in grammar.splitlines() if ln.startswith("slot0 ::=")), "")
+    return re.findall(r'"([^"]+)"', line) if line and "slot1" not in grammar else []
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ from typing import Any, Iterator
 import pytest
 import yaml
 
-from planner.llm.scripted import Request, ScriptedEndpoint
+from planner.llm.scripted import Request, ScriptedEndpoint, grammar_choices
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -70,13 +70,6 @@ def template_pattern(text: str) -> tuple[re.Pattern[str], int]:
     out.append(re.escape(text[pos:]) + r"\Z")
     literal += len(text) - pos
     return re.compile("".join(out), re.S), literal
-
-
-def _choices(body: dict[str, Any] | None) -> list[str] | None:
-    """The options of a one-choice GBNF grammar in a request (a constrained pick), else None."""
-    grammar = (body or {}).get("grammar") or ""
-    line = next((ln for ln in grammar.splitlines() if ln.startswith("slot0 ::=")), None)
-    return re.findall(r'"([^"]+)"', line) if line and "slot1" not in grammar else None
 
 
 @dataclass
@@ -135,8 +128,8 @@ class RoleScript:
             never = (lambda s: False) if sample["task_type"] == VERIFY_TYPE else \
                 (lambda s: s.startswith("PutObject ") and s.split()[-1] == goal)
             steps = [s for s in steps if not never(s)]
-            options = _choices(req.body)
-            if options is not None:  # a stepwise pick: the expert plan's first step on offer (never the goal put)
+            options = grammar_choices(req.body)
+            if options:  # a stepwise pick: the expert plan's first step on offer (never the goal put)
                 allowed = [o for o in options if not never(o)]
                 # Only the goal put left: answer what no option is, and the round ends without it.
                 return " " + next((s for s in steps if s in allowed), allowed[0] if allowed else "Stop")

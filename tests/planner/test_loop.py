@@ -11,7 +11,7 @@ from planner.examples import ExamplePools
 from planner.generator import Belief, LLMGenerator
 from planner.loop import run_episode
 from planner.gt import build_gt_samples
-from planner.llm.scripted import ScriptedEndpoint
+from planner.llm.scripted import ScriptedEndpoint, grammar_choices
 from tests.planner.helpers import ListIndex
 
 import planner.llm.client as llm_client  # a broken import must fail the suite, never skip it
@@ -114,28 +114,24 @@ def test_wandering_between_known_places_ends_the_episode(task, pools, tmp_path):
     assert r.metrics["stop_reason"] == "max_subgoals" and len(r.steps) == 12
 
 
-def _options(body) -> list[str]:
-    """The options of a one-choice GBNF grammar in a request (a constrained actor answer)."""
-    import re
-    grammar = (body or {}).get("grammar") or ""
-    line = next((ln for ln in grammar.splitlines() if ln.startswith("slot0 ::=")), "")
-    return re.findall(r'"([^"]+)"', line) if "slot1" not in grammar else []
-
-
 def _preferring(task, pools, tmp_path, state: str, wants: tuple[str, ...], **cfg):
     """An episode whose adapter says 'the book to the side table' (object state `state`) and whose actor answers
     the first of `wants` that is legal (else the first legal sub-goal), on a grammar-constrained endpoint."""
     def answer(request):
         if request.prompt.startswith("Read each"):
             return f" object=Book parent=SideTable mrecep=none toggle=none state={state} sliced=no two=no"
-        options = _options(request.body)
+        options = grammar_choices(request.body)
         assert options, "the actor's answer is constrained to the legal sub-goals"
         return " " + next((o for o in wants if o in options), options[0])
 
+    return _constrained_episode(task, pools, tmp_path, answer, max_subgoals=8, **cfg)
+
+
+def _constrained_episode(task, pools, tmp_path, answer, **cfg):
+    """A no_hindsight episode on a grammar-constrained scripted endpoint (k=2, width 1, no idle rule)."""
     with ScriptedEndpoint(answer) as ep, \
             llm_client.LLMClient(replace(ep.settings(), constrain="grammar"), cache_dir=tmp_path) as client:
-        return run_episode(task, "no_hindsight", pools, client,
-                           PlannerConfig(k=2, width=1, max_subgoals=8, max_idle=0, **cfg))
+        return run_episode(task, "no_hindsight", pools, client, PlannerConfig(k=2, width=1, max_idle=0, **cfg))
 
 
 @pytest.mark.parametrize("avoid", [True, False])
@@ -203,14 +199,10 @@ def test_a_parent_a_walk_did_not_find_is_predicted_no_more(task, pools, tmp_path
             offered = "CoffeeTable" in request.prompt.rsplit("Receptacles:", 1)[1].splitlines()[0]
             parent = "CoffeeTable" if offered else "SideTable"
             return f" object=Book parent={parent} mrecep=none toggle=none state=none sliced=no two=no"
-        options = _options(request.body)
+        options = grammar_choices(request.body)
         return " " + ("Navigation CoffeeTable" if "Navigation CoffeeTable" in options else options[0])
 
-    with ScriptedEndpoint(answer) as ep, \
-            llm_client.LLMClient(replace(ep.settings(), constrain="grammar"), cache_dir=tmp_path) as client:
-        r = run_episode(task, "no_hindsight", pools, client,
-                        PlannerConfig(k=2, width=1, max_subgoals=6, max_idle=0, adapter_drop_absent=drop,
-                                       goal_gate=False))
+    r = _constrained_episode(task, pools, tmp_path, answer, max_subgoals=6, adapter_drop_absent=drop, goal_gate=False)
     assert r.steps[0].subgoal == "Navigation CoffeeTable" and r.steps[0].reason == "CoffeeTable not found"
     later = {s.pddl_pred["parent_target"] for s in r.steps[1:]}
     assert later == {"SideTable" if drop else "CoffeeTable"}
@@ -229,14 +221,11 @@ def test_an_object_a_walk_did_not_find_is_predicted_no_more_once_its_namesake_is
             offered = "Glassbottle" in request.body["grammar"]
             obj = "Glassbottle" if offered else "WineBottle"
             return f" object={obj} parent=Shelf mrecep=none toggle=none state=none sliced=no two=no"
-        options = _options(request.body)
+        options = grammar_choices(request.body)
         return " " + ("Navigation Glassbottle" if "Navigation Glassbottle" in options else options[0])
 
-    with ScriptedEndpoint(answer) as ep, \
-            llm_client.LLMClient(replace(ep.settings(), constrain="grammar"), cache_dir=tmp_path) as client:
-        r = run_episode(task, "no_hindsight", pools, client,
-                        PlannerConfig(k=2, width=1, max_subgoals=4, max_idle=0, adapter_drop_sibling=drop,
-                                      goal_gate=False))
+    r = _constrained_episode(task, pools, tmp_path, answer, max_subgoals=4, adapter_drop_sibling=drop,
+                             goal_gate=False)
     assert r.steps[0].subgoal == "Navigation Glassbottle" and r.steps[0].reason == "Glassbottle not found"
     assert "WineBottle" in r.steps[1].observation
     later = {s.pddl_pred["object_target"] for s in r.steps[1:]}

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import dataclasses
-import re
 
 import pytest
 
@@ -15,7 +14,7 @@ from planner.gt import build_gt_critic_samples, build_gt_samples
 from planner.relabel import complete, critic_sample, reflect, robot_trace
 from planner.replay import replay
 from pools.records import Reflection, Rollout, StepRecord
-from planner.llm.scripted import Request, ScriptedEndpoint
+from planner.llm.scripted import Request, ScriptedEndpoint, grammar_choices
 from tests.planner.helpers import RejectingMapper
 
 import planner.llm.client as llm_client  # a broken import must fail the suite, never skip it
@@ -148,12 +147,6 @@ def test_repair_rounds_zero_is_one_call(task, tmp_path):
     assert not done.verified and len(done.rounds) == 1
 
 
-def _options(body: dict) -> list[str]:
-    """The sub-goals a GBNF choice grammar allows (the constraint the client sent)."""
-    line = next(ln for ln in body["grammar"].splitlines() if ln.startswith("slot0 ::="))
-    return re.findall(r'"([^"]+)"', line)
-
-
 def test_stepwise_completion_picks_legal_task_steps_and_keeps_the_robots_failures(task, tmp_path):
     plan = expert_plan(task, seed=0)
     wrong = _wrong_pick(task)
@@ -176,12 +169,12 @@ def test_stepwise_completion_picks_legal_task_steps_and_keeps_the_robots_failure
     named = set(w for sg in plan for w in sg.split()[1:]) | {v for v in task.args.as_dict().values()
                                                              if isinstance(v, str)}
     for body, picked in zip(bodies, plan[1:]):
-        options = _options(body)
+        options = grammar_choices(body)
         assert picked in options
         # Only sub-goals over the task's and the expert's classes (complete_classes: task): not the robot's
         # wrong object; and none that leaves the world as it is (a walk to where the agent stands).
         assert all(set(o.split()[1:]) <= named for o in options), options
-    assert plan[0] not in _options(bodies[0])
+    assert plan[0] not in grammar_choices(bodies[0])
 
 
 def _heat_case():
@@ -211,11 +204,11 @@ def test_stepwise_guide_offers_no_pick_that_undoes_progress_along_the_expert_pla
     rollout = _rollout(task, [(sg, "") for sg in robot])
     gt = build_gt_samples([task], seed=0, navigation="expert")[0]
     refl = Reflection.new(rollout_id=rollout.id, task_id=task.id, phi="p", think="")
-    with ScriptedEndpoint(lambda req: " " + _options(req.body)[0]) as ep, \
+    with ScriptedEndpoint(lambda req: " " + grammar_choices(req.body)[0]) as ep, \
             llm_client.LLMClient(ep.settings(constrain="grammar"), cache_dir=tmp_path) as client:
         complete(refl, rollout, task, client, PlannerConfig(complete_steps=1, repair_rounds=0, complete_guide=guide),
                  expert=gt)
-        first = _options(ep.requests[0].body)
+        first = grammar_choices(ep.requests[0].body)
     assert (f"PutObject {obj} {parent}" in first) == (guide == "none"), first
 
 
