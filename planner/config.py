@@ -50,7 +50,8 @@ PLANNER_DEFAULTS: dict[str, Any] = {
                                  # (paper: silent)
     "adapter_container_with": True,  # ours, with 'lexicon': a container named right before 'with' ("a plate with a
                                  # bottle on it") or before 'and' and an object ("a cup and knife") is the movable
-                                 # receptacle: 'none' is not offered for mrecep, the container not for the object,
+                                 # receptacle: 'none' is not offered for mrecep nor (session 9) for the parent
+                                 # (train: parent none in 17 of 1869), the container not for the object,
                                  # and the object only among what the words after it point to (paper: free text)
     "adapter_lamp_word": True,   # ours, with 'lexicon': a word for the light ('lamp', 'light', 'lit') makes the
                                  # answer a look-at task's (a lamp; no parent, mrecep, state, slice or second object),

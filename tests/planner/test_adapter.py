@@ -53,6 +53,8 @@ def test_a_container_named_before_with_is_the_movable_receptacle():
     assert "none" in plain["mrecep_target"] and "Plate" in plain["object_target"]
     ruled = lexicon_options(text, 0.1, container_with=True)
     assert ruled["mrecep_target"][0] == "Plate" and "none" not in ruled["mrecep_target"]
+    assert "none" in plain["parent_target"] and "none" not in ruled["parent_target"]  # a receptacle task: a parent
+    assert "SinkBasin" in ruled["parent_target"]
     assert "Plate" not in ruled["object_target"] and "Glassbottle" in ruled["object_target"]
     assert "Bread" in plain["object_target"] and all("ottle" in c for c in ruled["object_target"])  # after 'with'
     slices = lexicon_options("Put a pan with a knife and a tomato slice in it on the counter.", 0.1, True)
