@@ -21,16 +21,6 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 
-def true_answer(args: dict[str, Any]) -> str:
-    """The adapter's answer line with a task's true arguments."""
-    def v(key: str) -> str:
-        x = args.get(key)
-        return ("yes" if x else "no") if isinstance(x, bool) else (x or "none")
-    return (f" object={v('object_target')} parent={v('parent_target')} mrecep={v('mrecep_target')} "
-            f"toggle={v('toggle_target')} state={v('object_state')} sliced={v('object_sliced')} "
-            f"two={v('two_objects')}")
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--params", default="params.yaml")
@@ -52,6 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     from planner.llm.client import LLMClient
     from planner.llm.scripted import ScriptedEndpoint, grammar_choices
     from planner.loop import run_episode
+    from planner.parsing import format_args
 
     params = load_params(args.params)
     cfg = PlannerConfig.from_params(params, variant="no_hindsight", k=1, width=1,
@@ -63,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     stops: Counter[str] = Counter()
     choices = Counter()
     for task in tasks:
-        truth = true_answer(task.args.as_dict())
+        truth = " " + format_args(task.args.as_dict())  # the adapter's answer line, true arguments
 
         def answer(request: Any) -> str:
             if request.prompt.startswith("Read each"):

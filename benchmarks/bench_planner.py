@@ -11,9 +11,10 @@ for every variant. The gt pool is drawn as the `gt_pool` stage draws it (params 
 from `--hindsight-pool` when that file exists (else the hindsight actor has no examples and only Actor_gt plans).
 Each variant gets a fresh response cache (temporary folder) and a fresh server, so every call is paid and no
 prompt prefix is kept from the variant before (until session 9 the variants shared both, which flattered the second
-one's seconds); the embedded server and the encoder are warmed before the timings. Prints per variant: SR and GC (ALFRED's definitions, pools/metrics.py) overall and per type,
-adapter accuracy per argument, the share of answers that were illegal or unparsable, LLM calls and seconds per
-sub-goal; and hindsight vs no_hindsight paired (2x2 table, McNemar's exact p) when both ran.
+one's seconds); the embedded server and the encoder are warmed before the timings. Prints per variant: SR and GC
+(ALFRED's definitions, pools/metrics.py) overall and per type, adapter accuracy per argument, the share of answers
+that were illegal or unparsable, LLM calls and seconds per sub-goal; and hindsight vs no_hindsight paired (2x2
+table, McNemar's exact p) when both ran.
 Targets (issues 10 and 4): no_hindsight SR >= 25%, adapter object_target accuracy >= 90%, illegal share 0,
 hindsight at most 6 s per sub-goal (issue 10 says: on 2 quiet cores; a loaded machine misses it), share of episode
 time outside LLM waits < 5% (checked when the figures carry it); exit 1 if a target of a variant that ran is missed.

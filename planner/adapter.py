@@ -112,11 +112,11 @@ def lexicon_options(instruction: str, min_share: float, container_with: bool = F
     classes it names by their own name that train has in the slot (too rare there for the counts, e.g. Glassbottle).
 
     With `container_with`, a container named right before 'with' must be the movable receptacle: 'none' is not
-    offered for it nor for the parent, the container is not offered as the object, and when the words after 'with' point to objects
-    ('with a knife and a tomato slice'), only those are offered. With `lamp_word`, an instruction with a word for
-    the light ('lamp', 'light') is a look-at task (a lamp, no 'none'; the other slots empty), and one without such a
-    word has no toggle target. With `slice_word`, the object is sliced exactly when a word asks for a slice ('cut',
-    'piece')."""
+    offered for it nor for the parent, the container is not offered as the object, and when the words after 'with'
+    point to objects ('with a knife and a tomato slice'), only those are offered. With `lamp_word`, an instruction
+    with a word for the light ('lamp', 'light') is a look-at task (a lamp, no 'none'; the other slots empty), and
+    one without such a word has no toggle target. With `slice_word`, the object is sliced exactly when a word asks
+    for a slice ('cut', 'piece')."""
     lex = train_lexicon()
     out: dict[str, tuple[str, ...]] = {}
     for key, full in ALL_OPTIONS.items():
