@@ -101,6 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     from planner.examples import ExamplePools
     from planner.gt import draw_gt_pool
     from planner.relabel import collect_rollout
+    from planner.variants import practice_variant
     from pools.records import Rollout
     from pools.select import practice_samples
 
@@ -112,7 +113,8 @@ def main(argv: list[str] | None = None) -> int:
                               navigation=str(params["pools"].get("gt_navigation", "object")))
     pools = ExamplePools(gt=gt, critic=critic)
     experts = {s.task_id: s for s in gt}
-    cfg = PlannerConfig.from_params(params, variant=params["collect"]["variant"])
+    practice = practice_variant(params)
+    cfg = PlannerConfig.from_params(params, variant=practice)
     practice = practice_samples([s.to_dict() for s in gt], per_type)
     cache = tempfile.mkdtemp(prefix="bench-relabel-")
     params = {**params, "llm": dict(params["llm"])}
@@ -127,7 +129,8 @@ def main(argv: list[str] | None = None) -> int:
         else:
             rollouts = []
             for s in practice:
-                rollouts.append(collect_rollout(get_task(s["task_id"]), pools, client, cfg, leave_out=s["id"]))
+                rollouts.append(collect_rollout(get_task(s["task_id"]), practice, pools, client, cfg,
+                                                leave_out=s["id"]))
                 print(f"collect {len(rollouts)}/{len(practice)}: {s['task_type']} success={rollouts[-1].success} "
                       f"{len(rollouts[-1].steps)} steps", file=sys.stderr, flush=True)
             collect_s = time.perf_counter() - started

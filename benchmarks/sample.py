@@ -17,14 +17,16 @@ def gt_pool(params: dict[str, Any]) -> tuple[list[Any], list[Any]]:
                         navigation=str(params["pools"].get("gt_navigation", "object")))
 
 
-def seeded_tasks(split: str, per_type: int, seed: int, types: str = "") -> list[Any]:
-    """`per_type` tasks of each task type of `split` (pools.select.stratified, `seed`); `types`: comma-separated."""
-    from household.tasks import load_tasks
+def seeded_tasks(split: str, per_type: int, seed: int, types: str = "", task_set: str = "all") -> list[Any]:
+    """`per_type` tasks of each task type of `split` (pools.select.stratified, `seed`) among those of `task_set`
+    (heldout: outside the dev set, dev, all); `types`: comma-separated. The dev set holds the specs of the sample
+    `--per-type 4` of every valid_unseen task (task_set all), which bench_gate still uses."""
+    from household.tasks import in_task_set, load_tasks
     from pools.select import stratified
 
     tasks = load_tasks(split)
     keep = set(filter(None, types.split(",")))
     rows = [{"id": t.id, "split": t.split, "task_type": t.task_type} for t in tasks
-            if not keep or t.task_type in keep]
+            if (not keep or t.task_type in keep) and in_task_set(t.id, task_set)]
     by_id = {t.id: t for t in tasks}
     return [by_id[r["id"]] for r in stratified(rows, per_type, seed, split=split)]

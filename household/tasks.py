@@ -165,3 +165,25 @@ def get_task(task_id: str) -> Task:
         if t.id.endswith("/" + task_id) or t.id.split("/")[-1] == task_id:
             return t
     raise KeyError(f"unknown task id {task_id!r}")
+
+
+def spec_of(task_id: str) -> str:
+    """A task's ALFRED spec ('pick_and_place_simple-Pencil-None-Shelf-308'): its id without the trial."""
+    return task_id.split("/", 1)[0]
+
+
+@lru_cache(maxsize=1)
+def dev_specs() -> frozenset[str]:
+    """The dev set (household/data/dev_set.json): the task specs rules and prompts may be tuned on; every trial of
+    a spec belongs to it. Planner-quality figures are reported on tasks outside it."""
+    return frozenset(str(s) for s in load_json("dev_set.json")["specs"])
+
+
+TASK_SETS = ("heldout", "dev", "all")
+
+
+def in_task_set(task_id: str, task_set: str) -> bool:
+    """Whether a task belongs to `task_set`: heldout (outside the dev set), dev, or all."""
+    if task_set not in TASK_SETS:
+        raise ValueError(f"task set must be one of {TASK_SETS}, not {task_set!r}")
+    return task_set == "all" or (spec_of(task_id) in dev_specs()) == (task_set == "dev")

@@ -8,7 +8,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from household.ontology import (LAMPS, MOVABLE_RECEPTACLES, PICKUPABLE, PLACE_RECEPTACLES, RECEPTACLES,
                                canonical_class, class_words, name_siblings)
 from planner.llm.constrain import Constraint
-from planner.lexicon import train_lexicon, words
+from planner.lexicon import Lexicon, train_lexicon, words
 from planner.parsing import ARG_SHORT, empty_args, parse_args
 from planner.prompting import adapter_example, join_examples, render
 from pools.records import Sample
@@ -31,7 +31,10 @@ EMPTY = {"object_sliced": "no", "two_objects": "no"}  # a slot's empty value as 
 # Slots whose value the instruction must name: when no word points to one, only the empty value is offered. The
 # object and the parent always keep a full list when no word points to any (a rare word must not force a wrong one).
 NAMED_OR_EMPTY = ("mrecep_target", "toggle_target", "object_state", "object_sliced", "two_objects")
-ADAPTER_OPTIONS = ("all", "lexicon")
+# all: every class (the paper's adapter answers over the whole vocabulary); lexicon: the values the instruction's words
+# point to by counts over every train annotation (the scaffold); gt_lexicon: the same counts over the gt pool's
+# annotations only (few-shot knowledge)
+ADAPTER_OPTIONS = ("all", "lexicon", "gt_lexicon")
 CLASS_SLOTS = ("object_target", "parent_target", "mrecep_target", "toggle_target")
 # The order the answer line names the arguments in (examples and constraint alike). With the movable receptacle
 # first, the model names the container ("a plate with a bottle on it": Plate) before the object that goes in it,
@@ -107,7 +110,8 @@ SLICE_WORDS = frozenset({"slice", "sliced", "slicing", "cut", "cutting", "piece"
 
 
 def lexicon_options(instruction: str, min_share: float, container_with: bool = False,
-                    lamp_word: bool = False, slice_word: bool = False) -> dict[str, tuple[str, ...]]:
+                    lamp_word: bool = False, slice_word: bool = False, lex: Lexicon | None = None
+                    ) -> dict[str, tuple[str, ...]]:
     """Each slot's options limited to the values the instruction's words point to (`planner.lexicon`), then the
     classes it names by their own name that train has in the slot (too rare there for the counts, e.g. Glassbottle).
 
@@ -116,8 +120,8 @@ def lexicon_options(instruction: str, min_share: float, container_with: bool = F
     point to objects ('with a knife and a tomato slice'), only those are offered. With `lamp_word`, an instruction
     with a word for the light ('lamp', 'light') is a look-at task (a lamp, no 'none'; the other slots empty), and
     one without such a word has no toggle target. With `slice_word`, the object is sliced exactly when a word asks
-    for a slice ('cut', 'piece')."""
-    lex = train_lexicon()
+    for a slice ('cut', 'piece'). `lex`: the counts to read (default: every train annotation)."""
+    lex = lex or train_lexicon()
     out: dict[str, tuple[str, ...]] = {}
     for key, full in ALL_OPTIONS.items():
         empty = EMPTY.get(key, "none")
@@ -188,13 +192,16 @@ class Adapter:
     def __init__(self, client: Any, examples: Sequence[Sample], max_tokens: int = 40, constrain: bool = True,
                  options: str = "all", min_share: float = 0.1, order: str = "object_first",
                  container_with: bool = False, lamp_word: bool = False, slice_word: bool = False,
-                 drop_absent: bool = False, drop_sibling: bool = False) -> None:
+                 drop_absent: bool = False, drop_sibling: bool = False, lexicon: Lexicon | None = None) -> None:
         if options not in ADAPTER_OPTIONS:
             raise ValueError(f"planner.adapter_options must be one of {ADAPTER_OPTIONS}, not {options!r}")
         if order not in ARG_ORDERS:
             raise ValueError(f"planner.adapter_order must be one of {tuple(ARG_ORDERS)}, not {order!r}")
+        if options == "gt_lexicon" and lexicon is None:
+            raise ValueError("planner.adapter_options gt_lexicon needs the gt pool's lexicon (Lexicon.of_samples)")
         self.client = client
         self.options = options
+        self.lexicon = lexicon if options == "gt_lexicon" else None
         self.min_share = min_share
         self.order = order
         self.container_with = container_with
@@ -211,19 +218,23 @@ class Adapter:
         self.unparsed = 0  # answers missing at least one of the seven arguments
 
     @classmethod
-    def from_config(cls, client: Any, examples: Sequence[Sample], cfg: Any, options: str = "") -> "Adapter":
-        """An adapter with a `PlannerConfig`'s adapter settings (`options` overrides `cfg.adapter_options`)."""
-        return cls(client, examples, cfg.adapter_tokens, options=options or cfg.adapter_options,
+    def from_config(cls, client: Any, examples: Sequence[Sample], cfg: Any, options: str = "",
+                    pool: Sequence[Sample] = ()) -> "Adapter":
+        """An adapter with a `PlannerConfig`'s adapter settings (`options` overrides `cfg.adapter_options`);
+        `pool`: the whole gt pool, whose annotations `gt_lexicon` counts."""
+        options = options or cfg.adapter_options
+        return cls(client, examples, cfg.adapter_tokens, options=options,
                    min_share=cfg.adapter_min_share, order=cfg.adapter_order, container_with=cfg.adapter_container_with,
                    lamp_word=cfg.adapter_lamp_word, slice_word=cfg.adapter_slice_word,
-                   drop_absent=cfg.adapter_drop_absent,
-                   drop_sibling=cfg.adapter_drop_sibling)
+                   drop_absent=cfg.adapter_drop_absent, drop_sibling=cfg.adapter_drop_sibling,
+                   lexicon=Lexicon.of_samples(pool) if options == "gt_lexicon" else None)
 
     def options_for(self, instruction: str) -> Mapping[str, Sequence[str]]:
         """Each argument's options: every value, or those the instruction's words point to."""
         if self.options == "all":
             return ALL_OPTIONS
-        return lexicon_options(instruction, self.min_share, self.container_with, self.lamp_word, self.slice_word)
+        return lexicon_options(instruction, self.min_share, self.container_with, self.lamp_word, self.slice_word,
+                               self.lexicon)
 
     def prompt(self, instruction: str, seen: Sequence[str], opts: Mapping[str, Sequence[str]] | None = None) -> str:
         """The adapter prompt for this instruction and observation (its class lists are the answer's options)."""

@@ -101,8 +101,9 @@ def build_planner(task: Task, variant: Variant, pools: ExamplePools, client: Any
                             max_tokens=cfg.actor_tokens * (3 if full else 1), reuse_plans=cfg.reuse_plans))
     adapter = None
     if variant.adapter:
-        adapter = Adapter.from_config(client, pools.retrieve("gt", text, cfg.adapter_k or cfg.k, exclude_task=task.id,
-                                                             exclude_ids=exclude), cfg)
+        examples = pools.retrieve("gt", text, cfg.adapter_k or cfg.k, exclude_task=task.id, exclude_ids=exclude)
+        rest = [s for s in pools.gt if s.task_id != task.id and s.id not in exclude]  # gt_lexicon: leave-one-out too
+        adapter = Adapter.from_config(client, examples, cfg, pool=rest)
     critic = None
     if variant.critic_pool:
         cexamples = pools.retrieve(variant.critic_pool, text, cfg.k, exclude_task=task.id, exclude_ids=exclude)

@@ -5,11 +5,17 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
+from planner.deviations import AUTO, SCAFFOLD_KEYS, check_scaffold, resolve
 from planner.legal import NAV_TARGET_MODES
+from planner.variants import Variant
 
 # Defaults for keys absent from the params given; each paper ambiguity is named with its interpretation.
+# The scaffold's keys (planner.deviations, kind 'scaffold') are not here: they default to `auto` and follow
+# `scaffold` (their paper and scaffold values are in the registry).
 PLANNER_DEFAULTS: dict[str, Any] = {
-    "variant": "hindsight",      # hindsight | no_hindsight | no_adapter | llm_planner | expert
+    "variant": "hindsight",      # the name of the variant being run (planner.variants)
+    "scaffold": "none",          # none: the paper's planner (every scaffold key reads its paper value); full: our
+                                 # rules on (planner.deviations: the keys of kind 'scaffold', `auto` follows this)
     "beam": 2,                   # B: rollouts kept per depth (paper: "depth and width of 2" -> B=2)
     "width": 2,                  # W: proposals per expansion, split evenly between the actors (1 each for 2 actors)
     "depth": 1,                  # U: extra look-ahead depths; U+1 expansions (paper's "depth 2" read as U+1=2)
@@ -21,11 +27,6 @@ PLANNER_DEFAULTS: dict[str, Any] = {
                                  # states (wandering between known places, switching a lamp on and off); 0 = never
                                  # (paper: only ALFRED's limits and the sub-goal cap end an episode)
     "max_repeat_fails": 3,       # stop when the same sub-goal fails with the same reason this many times
-    "avoid_repeats": True,       # don't re-propose a sub-goal that failed since the last success (unless nothing else)
-    "avoid_tried": True,         # ours: at the real state, a sub-goal already executed from the same observed state is
-                                 # not legal again unless nothing else is (the world would answer the same); the
-                                 # small model otherwise walks between two places or opens and closes one box until
-                                 # max_idle ends the episode (paper: no such rule)
     "retry_samples": 1,          # ...and when an actor proposes only those, sampled calls (each one call) for another
     "adapter_every_step": True,  # paper: the adapter predicts at every step (identical prompts hit the cache)
     "actor_tokens": 40,          # token cap per actor call (plan_steps sub-goals of ~8 tokens)
@@ -38,46 +39,12 @@ PLANNER_DEFAULTS: dict[str, Any] = {
                                  # explores for an unseen one); 'seen' = only to classes already seen
     "deep_proposals": "all",     # paper: every actor proposes W/2 at every node of every depth; 'one' = a deeper
                                  # rollout is extended by one proposal of the actor that began it (fewer calls)
-    "allow_stop": False,         # ours: Stop is not a legal answer (the world ends the episode when the goal is met,
-                                 # so Stop can only end it early: the small model stopped before the last put);
-                                 # True = the paper's planner may Stop
-    "adapter_options": "lexicon",  # ours: each argument's answer is limited to the values the instruction's words
-                                 # point to, by counts over ALFRED's train annotations (planner/lexicon.py);
-                                 # 'all' = every class of the ontology (paper: free text, no list)
     "adapter_min_share": 0.1,    # with 'lexicon': a word points to a value when P(value | word) >= this in train
     "adapter_order": "mrecep_first",  # ours: the answer line names the movable receptacle before the object, so the
                                  # container is not named as the object; 'object_first' = the seven in ALFRED's order
                                  # (paper: silent)
-    "adapter_container_with": True,  # ours, with 'lexicon': a container named right before 'with' ("a plate with a
-                                 # bottle on it") or before 'and' and an object ("a cup and knife") is the movable
-                                 # receptacle: 'none' is not offered for mrecep nor (session 9) for the parent
-                                 # (train: parent none in 17 of 1869), the container not for the object,
-                                 # and the object only among what the words after it point to (paper: free text)
-    "adapter_lamp_word": True,   # ours, with 'lexicon': a word for the light ('lamp', 'light', 'lit') makes the
-                                 # answer a look-at task's (a lamp; no parent, mrecep, state, slice or second object),
-                                 # no such word means no toggle target (train: 2215 of 2231 and 18758 of 18794 right)
-                                 # (paper: free text)
-    "adapter_slice_word": True,  # ours, with 'lexicon': the object is sliced exactly when a word asks for a slice
-                                 # ('slice', 'cut', 'piece', ...; train: 2717 of 2992 sliced annotations have one,
-                                 # 17 of 18033 others do) (paper: free text)
-    "adapter_drop_absent": True,  # ours: a parent or lamp class a walk did not find is no longer offered to the
-                                 # adapter, which predicts again ("a tall lamp": DeskLamp not found, FloorLamp);
-                                 # objects may hide in drawers, so they stay (paper: not named)
-    "adapter_drop_sibling": True,  # ours: an object class a walk did not find, once a class of the same name has
-                                 # been seen ("WineBottle not found", a Glassbottle seen), is no longer offered
-                                 # (paper: not named)
     "adapter_observes": False,   # paper: the adapter reads the objects seen so far; ours on the 1.5B model: the
                                  # instruction only (it copied a seen receptacle into `parent`); same prompt each step
-    "legal_scope": "task",       # ours: pick up / switch only what the predicted arguments call for (object, mrecep,
-                                 # a knife when sliced; the named lamp, the microwave to heat, the faucet to clean);
-                                 # 'all' = any affordance-legal interaction with what is here
-    "nav_scope": "task",         # ours, with legal_scope 'task': walk only to the classes the predicted arguments call
-                                 # for (named ones, the slice, a knife when sliced, the fridge to cool, ...) and to
-                                 # seen containers (to look inside); 'all' = to any seen or named class (paper: any)
-    "goal_gate": True,           # ours: no step that skips or undoes what the predicted arguments require (the held
-                                 # object goes and walks only where it goes next: state place, movable receptacle,
-                                 # parent; that put alone when legal; planner.legal.goal_gate) unless nothing else is
-                                 # legal (paper: none)
 }
 RETRIEVAL_DEFAULTS: dict[str, Any] = {
     "k": 9,                      # K examples per prompt (paper's setup, as LLM-Planner: 9 nearest of the pool;
@@ -123,6 +90,7 @@ class PlannerConfig:
     """Everything the planner reads: one flat, frozen view of the params it is given."""
 
     variant: str = PLANNER_DEFAULTS["variant"]
+    scaffold: str = PLANNER_DEFAULTS["scaffold"]
     beam: int = PLANNER_DEFAULTS["beam"]
     width: int = PLANNER_DEFAULTS["width"]
     depth: int = PLANNER_DEFAULTS["depth"]
@@ -132,8 +100,8 @@ class PlannerConfig:
     max_subgoals: int = PLANNER_DEFAULTS["max_subgoals"]
     max_repeat_fails: int = PLANNER_DEFAULTS["max_repeat_fails"]
     max_idle: int = PLANNER_DEFAULTS["max_idle"]
-    avoid_repeats: bool = PLANNER_DEFAULTS["avoid_repeats"]
-    avoid_tried: bool = PLANNER_DEFAULTS["avoid_tried"]
+    avoid_repeats: Any = AUTO  # planner.deviations: follows `scaffold` unless set
+    avoid_tried: Any = AUTO  # planner.deviations: follows `scaffold` unless set
     retry_samples: int = PLANNER_DEFAULTS["retry_samples"]
     adapter_every_step: bool = PLANNER_DEFAULTS["adapter_every_step"]
     actor_tokens: int = PLANNER_DEFAULTS["actor_tokens"]
@@ -142,19 +110,19 @@ class PlannerConfig:
     legal_actions: bool = PLANNER_DEFAULTS["legal_actions"]
     nav_targets: str = PLANNER_DEFAULTS["nav_targets"]
     deep_proposals: str = PLANNER_DEFAULTS["deep_proposals"]
-    legal_scope: str = PLANNER_DEFAULTS["legal_scope"]
-    nav_scope: str = PLANNER_DEFAULTS["nav_scope"]
-    goal_gate: bool = PLANNER_DEFAULTS["goal_gate"]
-    allow_stop: bool = PLANNER_DEFAULTS["allow_stop"]
+    legal_scope: Any = AUTO  # planner.deviations: follows `scaffold` unless set
+    nav_scope: Any = AUTO  # planner.deviations: follows `scaffold` unless set
+    goal_gate: Any = AUTO  # planner.deviations: follows `scaffold` unless set
+    allow_stop: Any = AUTO  # planner.deviations: follows `scaffold` unless set
     adapter_observes: bool = PLANNER_DEFAULTS["adapter_observes"]
-    adapter_options: str = PLANNER_DEFAULTS["adapter_options"]
+    adapter_options: Any = AUTO  # planner.deviations: follows `scaffold` unless set
     adapter_min_share: float = PLANNER_DEFAULTS["adapter_min_share"]
     adapter_order: str = PLANNER_DEFAULTS["adapter_order"]
-    adapter_container_with: bool = PLANNER_DEFAULTS["adapter_container_with"]
-    adapter_lamp_word: bool = PLANNER_DEFAULTS["adapter_lamp_word"]
-    adapter_slice_word: bool = PLANNER_DEFAULTS["adapter_slice_word"]
-    adapter_drop_absent: bool = PLANNER_DEFAULTS["adapter_drop_absent"]
-    adapter_drop_sibling: bool = PLANNER_DEFAULTS["adapter_drop_sibling"]
+    adapter_container_with: Any = AUTO  # planner.deviations: follows `scaffold` unless set
+    adapter_lamp_word: Any = AUTO  # planner.deviations: follows `scaffold` unless set
+    adapter_slice_word: Any = AUTO  # planner.deviations: follows `scaffold` unless set
+    adapter_drop_absent: Any = AUTO  # planner.deviations: follows `scaffold` unless set
+    adapter_drop_sibling: Any = AUTO  # planner.deviations: follows `scaffold` unless set
     k: int = RETRIEVAL_DEFAULTS["k"]
     map_threshold: float = RETRIEVAL_DEFAULTS["map_threshold"]
     adapter_k: int = RETRIEVAL_DEFAULTS["adapter_k"]
@@ -179,18 +147,35 @@ class PlannerConfig:
     extra: dict[str, Any] = field(default_factory=dict)  # unknown keys, kept for the record
 
     def __post_init__(self) -> None:
+        check_scaffold(self.scaffold)
+        resolved = resolve({k: getattr(self, k) for k in SCAFFOLD_KEYS}, self.scaffold)
+        for key in SCAFFOLD_KEYS:  # frozen: the resolved values are set once, here
+            object.__setattr__(self, key, resolved[key])
         for key, allowed in CHOICES.items():
             if getattr(self, key) not in allowed:
                 raise ValueError(f"params.yaml: {key} must be one of {allowed}, not {getattr(self, key)!r}")
 
     @classmethod
-    def from_params(cls, params: dict[str, Any], **overrides: Any) -> "PlannerConfig":
-        """Build from a params dict (whole params.yaml or just some sections); overrides win."""
+    def from_params(cls, params: dict[str, Any], variant: Variant | str | None = None,
+                    **overrides: Any) -> "PlannerConfig":
+        """Build from a params dict (whole params.yaml or just some sections); a `Variant`'s planner overrides
+        apply over the `planner:` section; keyword overrides win over both."""
         names = {f.name for f in dataclasses.fields(cls)}
         values: dict[str, Any] = {}
         extra: dict[str, Any] = {}
-        for section in ("planner", "retrieval", "relabel"):
-            for key, value in (params.get(section) or {}).items():
+        planner = dict(params.get("planner") or {})
+        if isinstance(variant, Variant):
+            unknown = sorted(set(variant.planner) - set(PLANNER_DEFAULTS) - set(SCAFFOLD_KEYS))
+            if unknown:
+                raise ValueError(f"params.yaml: variant {variant.name!r}: planner key {unknown[0]!r} is not a key of "
+                                 "params.yaml's planner section")
+            planner.update(variant.planner)
+            values["variant"] = variant.name
+        elif variant is not None:
+            values["variant"] = variant
+        for section, given in (("planner", planner), ("retrieval", params.get("retrieval")),
+                               ("relabel", params.get("relabel"))):
+            for key, value in (given or {}).items():
                 (values if key in names else extra)[key] = value
         world = params.get("world") or {}
         for key in ("seed", "max_fails", "max_steps", "explore_budget", "backend", "alfworld_games"):

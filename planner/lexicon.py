@@ -77,6 +77,11 @@ class Lexicon:
                     best[value] = max(best.get(value, 0.0), share)
         return best
 
+    @classmethod
+    def of_samples(cls, samples: Iterable[Any]) -> "Lexicon":
+        """The counts over a pool's annotated examples (instruction and arguments): few-shot knowledge only."""
+        return cls((s.instruction, s.args) for s in samples)
+
     def points_to(self, slot: str, text: str, min_share: float) -> list[str]:
         """Values of `slot` that a word of `text` points to with at least `min_share`, most likely first."""
         sc = self.scores(slot, text)

@@ -32,7 +32,7 @@ from planner.legal import goal_gate, legal_now, named_classes, parse_seen, task_
 from planner.parsing import args_accuracy
 from planner.prompting import inline_step
 from planner.replay import new_env
-from planner.variants import get_variant
+from planner.variants import Variant, get_variant
 from pools.records import ARG_KEYS, Rollout, StepRecord
 
 log = logging.getLogger(__name__)
@@ -70,11 +70,14 @@ def _per_subgoal(llm: dict[str, Any], n: int) -> dict[str, float]:
             "completion_tokens": round(llm["completion_tokens"] / n, 1)}
 
 
-def run_episode(task: Task, variant: str, pools: ExamplePools, client: Any, cfg: PlannerConfig, *,
+def run_episode(task: Task, variant: str | Variant, pools: ExamplePools, client: Any, cfg: PlannerConfig, *,
                 seed: int | None = None, leave_out: str = "", on_step: Callable[[StepView], None] | None = None
                 ) -> Rollout:
-    """Run one closed-loop episode of `variant` on `task` and return its rollout record (no files written)."""
+    """Run one closed-loop episode of `variant` on `task` and return its rollout record (no files written).
+
+    `cfg` must be the variant's (`PlannerConfig.from_params(params, variant)`): its planner overrides included."""
     spec = get_variant(variant)
+    _check_config(spec, cfg)
     seed = cfg.seed if seed is None else seed
     mark = client.usage.snapshot() if client is not None else None
     env = new_env(task, cfg, seed)
@@ -143,14 +146,20 @@ def run_episode(task: Task, variant: str, pools: ExamplePools, client: Any, cfg:
                 if real:
                     legal = [a for a in legal if a not in tried.get(obs_text, ())] or legal
                 return legal
+            # What the LLM was left to decide at this real state: the paper planner's legal set (no scaffold rule)
+            # against the set the actors answer from (after the scaffold's rules when they are on).
+            options = legal_now(seen, obs.here, belief.holding, named, cfg.nav_targets, None, True)
+            offered = legal_for(belief) if cfg.legal_actions and spec.search == "beam" else options
+            chooser = chosen_by(len(options), len(offered))
             result = planner.decide(ctx, belief, last_failed, legal_for)
         else:
             action = expert_queue.pop(0) if expert_queue else None
             result = BeamResult(action, [{"subgoal": action, "value": None}] if action else [], [], True)
+            offered, chooser = [], "expert"
         if result.action is None:
             no_prop_streak += 1
             rec = StepRecord(subgoal=NO_SUBGOAL, ok=False, reason=NO_PROPOSAL, observation=obs_text, pddl_pred=pred,
-                             candidates=[], repeat_fail=no_prop_streak - 1)
+                             candidates=[], repeat_fail=no_prop_streak - 1, legal=len(offered), chosen_by="none")
             steps.append(rec)
             _notify(on_step, index, obs, pred, result, rec)
             if no_prop_streak >= cfg.max_repeat_fails or planner is None:
@@ -180,7 +189,7 @@ def run_episode(task: Task, variant: str, pools: ExamplePools, client: Any, cfg:
         last_failed = not sr.ok
         rec = StepRecord(subgoal=action, ok=bool(sr.ok), reason=sr.reason or "", observation=obs_text,
                          pddl_pred=pred, candidates=[dict(c) for c in result.candidates],
-                         repeat_fail=repeat if not sr.ok else 0)
+                         repeat_fail=repeat if not sr.ok else 0, legal=len(offered), chosen_by=chooser)
         steps.append(rec)
         _notify(on_step, index, obs, pred, result, rec)
         if not sr.ok and fail_counts[key] >= cfg.max_repeat_fails:
@@ -206,6 +215,8 @@ def run_episode(task: Task, variant: str, pools: ExamplePools, client: Any, cfg:
         "failed_subgoals": int(env.failed_subgoals), "low_steps": int(env.low_steps),
         "no_proposal": sum(1 for s in steps if s.reason == NO_PROPOSAL),
         "max_repeat_fail": max(fail_counts.values(), default=0), "stop_reason": stop_reason,
+        "scaffold": cfg.scaffold if planner is not None else "none",
+        "llm_decided": sum(1 for s in steps if s.chosen_by == "llm"),
         "expert_len": expert_len,
         "adapter_acc": {k: round(acc_sum[k] / n_pred, 4) for k in ARG_KEYS} if n_pred else {},
         "adapter_acc_mean": round(sum(acc_sum.values()) / (n_pred * len(ARG_KEYS)), 4) if n_pred else None,
@@ -217,11 +228,27 @@ def run_episode(task: Task, variant: str, pools: ExamplePools, client: Any, cfg:
         "actor_illegal": sum(a.illegal for a in planner.actors) if planner else 0,
         "adapter_unparsed": planner.adapter.unparsed if planner and planner.adapter else 0,
     }
-    return Rollout.new(task_id=task.id, task_type=task.task_type, instruction=instruction, variant=variant,
+    return Rollout.new(task_id=task.id, task_type=task.task_type, instruction=instruction, variant=spec.name,
                        seed=seed, leave_out=leave_out, success=bool(em["success"]), gc=float(em["gc"]),
                        split=task.split, gc_met=int(em["gc_met"]), gc_total=int(em["gc_total"]), expert_len=expert_len,
                        plw={"sr": float(em["plw_sr"]), "gc": float(em["plw_gc"])}, steps=steps, metrics=metrics,
                        llm=llm)
+
+
+def chosen_by(options: int, offered: int) -> str:
+    """Who chose a step: 'llm' among two or more offered sub-goals, 'rule' when the scaffold's rules left one of
+    several, 'single' when only one was legal at all."""
+    if offered >= 2:
+        return "llm"
+    return "rule" if options >= 2 else "single"
+
+
+def _check_config(spec: Variant, cfg: PlannerConfig) -> None:
+    """A config built without the variant's planner overrides would run another planner than the record names."""
+    for key, value in spec.planner.items():
+        if getattr(cfg, key, value) != value and not (key != "scaffold" and value == "auto"):
+            raise ValueError(f"variant {spec.name!r} sets planner.{key}={value!r} but the config has "
+                             f"{getattr(cfg, key)!r}: build it with PlannerConfig.from_params(params, variant)")
 
 
 def _here(obs: Any, state: Belief, real: Belief) -> list[str]:

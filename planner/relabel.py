@@ -16,6 +16,7 @@ from planner.config import PlannerConfig
 from planner.examples import ExamplePools
 from planner.grounding import Grounder, classes_of
 from planner.legal import legal_now, task_scope
+from planner.variants import Variant
 from planner.llm.constrain import Constraint
 from planner.loop import NO_PROPOSAL, NO_SUBGOAL, run_episode
 from planner.parsing import format_plan, parse_values, split_plan
@@ -28,10 +29,11 @@ from pools.records import Completion, CriticSample, Reflection, Rollout, Sample
 log = logging.getLogger(__name__)
 
 
-def collect_rollout(task: Task, pools: ExamplePools, client: Any, cfg: PlannerConfig, leave_out: str = ""
+def collect_rollout(task: Task, variant: Variant | str, pools: ExamplePools, client: Any, cfg: PlannerConfig,
+                    leave_out: str = ""
                     ) -> Rollout:
-    """Run the agent (cfg.variant) on a training task with the pools minus `leave_out` (leave-one-out)."""
-    return run_episode(task, cfg.variant, pools, client, cfg, leave_out=leave_out)
+    """Run the agent (`variant`, the practice planner) on a training task with the pools minus `leave_out`."""
+    return run_episode(task, variant, pools, client, cfg, leave_out=leave_out)
 
 
 def robot_trace(rollout: Rollout, collapse_repeats: bool = True) -> list[tuple[str, str]]:

@@ -1,32 +1,130 @@
-"""Planner variants (the method, its ablations and baselines) as named settings of one planner."""
+"""Planner variants (the method, its ablations, baselines, and either under the paper's planner or the scaffold) as
+data: a variant is a definition in params.yaml's `evaluate.variants` (or `collect.variant`), read by `Variant.parse`.
+
+    hindsight: {actors: [gt, hind], critic: critic, adapter: true, search: beam, pool: hindsight,
+                planner: {scaffold: none}}
+
+`actors`: the example pools of the actors, in order (`gt` -> Actor_gt, `hind` -> Actor_hind); `critic`: the critic's
+examples (`critic` = gt + hindsight critic samples, `critic_gt` = expert prefixes only, `none`); `adapter`: whether
+an adapter predicts the arguments; `search`: `beam` (alg. 2), `replan` (LLM-Planner: execute a written plan, replan
+after a failure) or `expert` (the upper bound: the expert's plan, no LLM); `pool`: the pool files it reads, `gt`
+(data/pools/gt.jsonl) or `hindsight` (that and data/pools/hindsight.jsonl): dvc.yaml's foreach declares that file,
+so a variant reruns only when a pool it reads changes (DVC cannot derive a dependency list from the other keys; the
+value is checked against them, and the expert, which reads none, names `gt`); `planner`: overrides of params.yaml's
+`planner:` keys for this variant (e.g. `scaffold: full`).
+"""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+POOLS = ("gt", "hind")
+CRITIC_POOLS = ("critic", "critic_gt", "none")
+SEARCHES = ("beam", "replan", "expert")
+POOL_FILES = ("gt", "hindsight")
+KEYS = ("actors", "critic", "adapter", "search", "pool", "planner")
 
 
 @dataclass(frozen=True)
 class Variant:
-    """What a variant uses: which actor pools, which critic examples, the adapter, and how it decides."""
+    """What a variant uses: which actor pools, which critic examples, the adapter, how it decides, and its planner."""
 
     name: str
     actors: tuple[str, ...]  # example pools of the actors, in order: 'gt' -> actor_gt, 'hind' -> actor_hind
     critic_pool: str  # 'critic' (gt + hindsight critic samples), 'critic_gt' (expert prefixes only), '' (none)
     adapter: bool
-    search: str  # 'beam' (alg. 2), 'replan' (LLM-Planner: execute a written plan, replan after a failure), 'expert'
+    search: str  # 'beam' (alg. 2), 'replan' (LLM-Planner), 'expert'
+    planner: Mapping[str, Any] = field(default_factory=dict)  # overrides of params.yaml's planner keys
+
+    @classmethod
+    def parse(cls, name: str, definition: Any, where: str = "evaluate.variants") -> "Variant":
+        """A variant from its params definition; an unknown key or a bad value is an error naming it."""
+        at = f"params.yaml: {where}.{name}"
+        if not isinstance(definition, Mapping):
+            raise ValueError(f"{at}: expected a mapping with keys {', '.join(KEYS)}, got {definition!r}")
+        unknown = sorted(set(definition) - set(KEYS))
+        if unknown:
+            raise ValueError(f"{at}: unknown key {unknown[0]!r} (keys: {', '.join(KEYS)})")
+        search = definition.get("search", "beam")
+        if search not in SEARCHES:
+            raise ValueError(f"{at}.search: expected one of {SEARCHES}, got {search!r}")
+        actors = tuple(definition.get("actors") or ())
+        bad = [a for a in actors if a not in POOLS]
+        if bad:
+            raise ValueError(f"{at}.actors: expected pools among {POOLS}, got {bad[0]!r}")
+        if search != "expert" and not actors:
+            raise ValueError(f"{at}.actors: a '{search}' variant needs at least one actor pool")
+        critic = definition.get("critic", "none")
+        if critic not in CRITIC_POOLS:
+            raise ValueError(f"{at}.critic: expected one of {CRITIC_POOLS}, got {critic!r}")
+        adapter = definition.get("adapter", False)
+        if not isinstance(adapter, bool):
+            raise ValueError(f"{at}.adapter: expected true or false, got {adapter!r}")
+        planner = definition.get("planner") or {}
+        if not isinstance(planner, Mapping):
+            raise ValueError(f"{at}.planner: expected a mapping of planner keys, got {planner!r}")
+        out = cls(name, actors, "" if critic == "none" else critic, adapter, search, dict(planner))
+        pool = definition.get("pool")
+        if pool not in POOL_FILES:
+            raise ValueError(f"{at}.pool: expected one of {POOL_FILES} (the pools it reads), got {pool!r}")
+        if pool != out.pool_file():
+            raise ValueError(f"{at}.pool: {pool!r}, but its actors {list(actors)} and critic {critic!r} read "
+                             f"{out.pool_file()!r}: set pool: {out.pool_file()}")
+        return out
+
+    def reads_hindsight(self) -> bool:
+        """Whether the variant reads the hindsight pool (an actor over it, or the critic's hindsight samples)."""
+        return "hind" in self.actors or self.critic_pool == "critic"
+
+    def pool_file(self) -> str:
+        """The newest pool file it reads, as its definition's `pool` names it."""
+        return "hindsight" if self.reads_hindsight() else "gt"
+
+    def definition(self) -> dict[str, Any]:
+        """The params form of the variant (what `parse` reads)."""
+        return {"actors": list(self.actors), "critic": self.critic_pool or "none", "adapter": self.adapter,
+                "search": self.search, "pool": self.pool_file(),
+                **({"planner": dict(self.planner)} if self.planner else {})}
 
 
-VARIANTS: dict[str, Variant] = {
-    "hindsight": Variant("hindsight", ("gt", "hind"), "critic", True, "beam"),
-    "no_hindsight": Variant("no_hindsight", ("gt",), "critic_gt", True, "beam"),
-    "no_adapter": Variant("no_adapter", ("gt", "hind"), "critic", False, "beam"),
-    "llm_planner": Variant("llm_planner", ("gt",), "", False, "replan"),
-    "expert": Variant("expert", (), "", False, "expert"),
+# The paper's variants (its ablations) under the planner that params.yaml's `planner:` section describes, for code
+# that names a variant without a definition of its own (tests, `hindsight episode`, benchmarks' defaults).
+PRESETS: dict[str, dict[str, Any]] = {
+    "hindsight": {"actors": ["gt", "hind"], "critic": "critic", "adapter": True, "search": "beam", "pool": "hindsight"},
+    "no_hindsight": {"actors": ["gt"], "critic": "critic_gt", "adapter": True, "search": "beam", "pool": "gt"},
+    "no_adapter": {"actors": ["gt", "hind"], "critic": "critic", "adapter": False, "search": "beam",
+                   "pool": "hindsight"},
+    "llm_planner": {"actors": ["gt"], "critic": "none", "adapter": False, "search": "replan", "pool": "gt"},
+    "expert": {"search": "expert", "pool": "gt"},
 }
 
 
-def get_variant(name: str) -> Variant:
-    """Return a variant by name; unknown names are an error listing the known ones."""
-    try:
-        return VARIANTS[name]
-    except KeyError:
-        raise ValueError(f"unknown planner variant {name!r}; expected one of {', '.join(VARIANTS)}") from None
+def variant_definitions(params: Mapping[str, Any]) -> dict[str, Any]:
+    """`evaluate.variants` as a name -> definition mapping (an error naming the key when it is not one)."""
+    defs = (params.get("evaluate") or {}).get("variants") or {}
+    if not isinstance(defs, Mapping):
+        raise ValueError("params.yaml: evaluate.variants must map each variant's name to its definition "
+                         f"(e.g. hindsight: {PRESETS['hindsight']}), not {defs!r}")
+    return dict(defs)
+
+
+def get_variant(name: str | Variant, params: Mapping[str, Any] | None = None) -> Variant:
+    """A variant by name: its definition in `params`' evaluate.variants when there, else the paper's preset."""
+    if isinstance(name, Variant):
+        return name
+    defs = variant_definitions(params) if params else {}
+    if name in defs:
+        return Variant.parse(name, defs[name])
+    if name in PRESETS:
+        return Variant.parse(name, PRESETS[name], where="presets")
+    known = sorted(set(defs) | set(PRESETS))
+    raise ValueError(f"unknown planner variant {name!r}; expected one of {', '.join(known)}")
+
+
+PRACTICE = "practice"  # the name practice rollouts carry (params collect.variant defines their planner)
+
+
+def practice_variant(params: Mapping[str, Any]) -> Variant:
+    """The planner of the practice runs: params `collect.variant`, a definition as in evaluate.variants."""
+    definition = (params.get("collect") or {}).get("variant")
+    return Variant.parse(PRACTICE, definition if definition is not None else PRESETS["hindsight"], where="collect")

@@ -8,7 +8,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from pools.metrics import alfred_rates, group_by
+from pools.metrics import alfred_rates, decided, group_by
 from pools.stats import bootstrap_ci, mcnemar_exact, ratio
 
 Row = Mapping[str, Any]
@@ -78,6 +78,8 @@ def compare(name_a: str, rollouts_a: Sequence[Row], name_b: str, rollouts_b: Seq
         "a": name_a,
         "b": name_b,
         "tasks": len(common),
+        # how much the LLM decided on those tasks (share of executed sub-goals chosen among two or more)
+        "llm_decided": {"a": decided(p[0] for p in pairs)["llm_share"], "b": decided(p[1] for p in pairs)["llm_share"]},
         "only_in_a": len(set(ta) - set(tb)),
         "only_in_b": len(set(tb) - set(ta)),
         "bootstrap": {"samples": samples, "seed": seed, "level": 0.95, "resampled": "tasks"},
@@ -95,6 +97,9 @@ def to_text(result: Mapping[str, Any]) -> str:
                 if result["only_in_a"] or result["only_in_b"] else ""),
              f"differences are A - B; 95% bootstrap intervals over tasks ({result['bootstrap']['samples']} "
              f"resamples, seed {result['bootstrap']['seed']}); p: McNemar's exact test on SR",
+             "LLM-decided share of executed sub-goals (chosen among two or more offered): "
+             + ", ".join(f"{k.upper()} {'-' if v is None else f'{100 * v:.0f}%'}"
+                         for k, v in (result.get("llm_decided") or {}).items()),
              ""]
     head = (f"{'group':<34} {'n':>3}  {'SR A':>6} {'SR B':>6} {'dSR [95% CI]':>24}  {'GC A':>6} {'GC B':>6} "
             f"{'dGC [95% CI]':>24}  {'both/A/B/none':>13} {'p':>6}")

@@ -62,6 +62,19 @@ def cost(rollouts: Iterable[Row]) -> dict[str, float]:
     }
 
 
+def decided(rollouts: Iterable[Row]) -> dict[str, Any]:
+    """How much the LLM decided: of the executed sub-goals, how many it chose among two or more offered ones
+    (step `chosen_by`: llm), how many a scaffold rule or a single legal option forced; the share is over executed
+    sub-goals (None when none was executed, or the records predate `chosen_by`)."""
+    steps = [s for r in rollouts for s in r["steps"] if s.get("chosen_by", "") not in ("none", "")]
+    by = defaultdict(int)
+    for s in steps:
+        by[s["chosen_by"]] += 1
+    executed = len(steps)
+    return {"executed": executed, "llm": by["llm"], "rule": by["rule"], "single": by["single"],
+            "expert": by["expert"], "llm_share": _r(by["llm"] / executed) if executed else None}
+
+
 def intervals(rollouts: list[Row], samples: int, seed: int) -> dict[str, list[float]]:
     """95% bootstrap intervals (resampling episodes) of SR and GC."""
     succ = [1.0 if r["success"] else 0.0 for r in rollouts]
@@ -115,7 +128,8 @@ def failure_reasons(rollouts: Iterable[Row], top: int = 20) -> dict[str, int]:
 def headline(rollouts: list[Row], splits: Iterable[str]) -> dict[str, dict[str, Any]]:
     """The DVC metrics of one variant, one row per split (metrics/eval/<variant>/<split>.json).
 
-    Episode count, SR, GC, PLW SR, PLW GC and LLM calls per planned sub-goal; nothing else, so that `dvc metrics
+    Episode count, SR, GC, PLW SR, PLW GC, LLM calls per planned sub-goal and the share of executed sub-goals the
+    LLM chose among two or more (`llm_decided`; 0 for the expert); nothing else, so that `dvc metrics
     show` stays readable (short keys: every key is a column of its table) and nothing measured makes `dvc exp show
     --only-changed` list an unchanged result (wall seconds: pools.timing.speed). details() has the rest.
     """
@@ -123,9 +137,9 @@ def headline(rollouts: list[Row], splits: Iterable[str]) -> dict[str, dict[str, 
     out: dict[str, dict[str, Any]] = {}
     for split in splits:
         rows = by_split.get(split, [])
-        rates, c = alfred_rates(rows), cost(rows)
+        rates, c, share = alfred_rates(rows), cost(rows), decided(rows)["llm_share"]
         out[split] = {"episodes": rates["episodes"], **{k: rates[k] for k in HEADLINE_RATES},
-                      "calls/subgoal": c["calls_per_subgoal"]}
+                      "calls/subgoal": c["calls_per_subgoal"], "llm_decided": share if share is not None else 0.0}
     return out
 
 
@@ -133,7 +147,8 @@ def details(variant: str, rollouts: list[Row]) -> dict[str, Any]:
     """Everything else about one variant (details/eval/<variant>.json; not a DVC metric; the report reads it).
 
     Overall, per split, per task type, and per split and type: ALFRED's rates; cost per sub-goal; adapter accuracy
-    per argument; LLM usage per role; the world's failure reasons; why episodes stopped.
+    per argument; LLM usage per role; who chose the executed sub-goals; the world's failure reasons; why episodes
+    stopped.
     """
     stops: dict[str, int] = defaultdict(int)
     for r in rollouts:
@@ -149,6 +164,7 @@ def details(variant: str, rollouts: list[Row]) -> dict[str, Any]:
         },
         "by_type": {t: alfred_rates(g) for t, g in group_by(rollouts, lambda r: r["task_type"]).items()},
         "adapter_accuracy": adapter_accuracy(rollouts),
+        "decided": decided(rollouts),
         "llm_by_role": llm_by_role(rollouts),
         "failure_reasons": failure_reasons(rollouts),
         "stop_reasons": dict(sorted(stops.items())),

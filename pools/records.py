@@ -120,6 +120,10 @@ class StepRecord(_Record):
     pddl_pred: dict[str, Any]  # the adapter's seven arguments ({} when the variant has no adapter)
     candidates: list[dict[str, Any]]  # [{subgoal, value}] the beam's first actions with their best value
     repeat_fail: int = 0  # how many times this exact sub-goal had already failed with this reason
+    legal: int = 0  # sub-goals the actors could answer from at this state (0: an expert step, or free text)
+    # who chose it: 'llm' (among two or more), 'rule' (the scaffold's rules left one of several), 'single' (only one
+    # was legal), 'expert' (the expert's plan), 'none' (nothing legal was proposed); '' in records made before
+    chosen_by: str = ""
 
 
 @dataclass(frozen=True)

@@ -28,3 +28,13 @@ def prefect_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
     with server(tmp_path_factory.mktemp("prefect")) as url:
         yield url
+
+
+@pytest.fixture
+def inproc_prefect(prefect_server: str) -> Iterator[str]:
+    """Point flows run inside the test process at the session's Prefect server."""
+    from prefect.settings import PREFECT_API_URL, PREFECT_LOGGING_TO_API_ENABLED, temporary_settings
+
+    # No log shipping: its exit-time flush would find the session's server already gone.
+    with temporary_settings(updates={PREFECT_API_URL: prefect_server, PREFECT_LOGGING_TO_API_ENABLED: False}):
+        yield prefect_server

@@ -49,11 +49,14 @@ def test_planner_targets() -> None:
 
     def q(**over: object) -> dict:
         return {"sr": 0.5, "adapter_accuracy": {"object_target": 0.95}, "actor_illegal_share": 0.0,
-                "seconds_per_subgoal": 5.0, "outside_llm_share": 0.01, **over}
+                "seconds_per_subgoal": 5.0, "outside_llm_share": 0.01, "scaffold": "none", "llm_decided": 0.9,
+                **over}
 
     assert m.missed_targets({"hindsight": q(), "no_hindsight": q()}) == []
-    assert m.missed_targets({"no_hindsight": q(sr=0.24)})
-    assert m.missed_targets({"hindsight": q(adapter_accuracy={"object_target": 0.89})})
+    # held-out quality has no target to chase: a low SR or adapter accuracy is reported, not a miss
+    assert m.missed_targets({"no_hindsight": q(sr=0.0, adapter_accuracy={"object_target": 0.5})}) == []
+    assert m.missed_targets({"no_hindsight": q(llm_decided=0.79)})           # the paper's planner: >= 80% by the LLM
+    assert m.missed_targets({"no_hindsight": q(llm_decided=0.2, scaffold="full")}) == []  # the scaffold's rules decide
     assert m.missed_targets({"hindsight": q(actor_illegal_share=0.001)})
     assert m.missed_targets({"hindsight": q(seconds_per_subgoal=6.1)})
     assert m.missed_targets({"no_hindsight": q(seconds_per_subgoal=6.1)}) == []  # the 6 s target is hindsight's
@@ -70,6 +73,16 @@ def test_planner_targets() -> None:
 ])
 def test_faults_reason_code_is_exact(reason: str, code: str) -> None:
     assert bench("bench_faults").reason_code(reason) == code
+
+
+def test_gate_targets() -> None:
+    m = bench("bench_gate")
+    sample = {"split": "valid_unseen", "per_type": 4, "task_set": "all", "goal_gate": True, "tasks": 28}
+    every = {**sample, "per_type": 0, "tasks": 255}
+    assert m.missed({**sample, "successes": 28}) == [] and m.missed({**every, "successes": 250}) == []
+    assert m.missed({**sample, "successes": 27}) and m.missed({**every, "successes": 249})
+    assert m.missed({**sample, "successes": 27, "goal_gate": False}) == []  # --no-gate has no target
+    assert m.missed({**sample, "successes": 1, "task_set": "heldout"}) == []  # nor another sample
 
 
 def test_adapter_target() -> None:

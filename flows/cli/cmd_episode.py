@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any, TextIO
 
 SPLITS = ("train", "valid_seen", "valid_unseen")
-VARIANTS = ("hindsight", "no_hindsight", "no_adapter", "llm_planner", "expert")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -20,7 +19,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Run one episode. Name the task by id, or by --split/--type/--index. Examples come from "
                     "data/pools/ when the pipeline has built them, else from a small ground-truth pool built now.")
     p.add_argument("task_id", nargs="?", help="ALFRED task path or trial id (or use --split/--type/--index)")
-    p.add_argument("--variant", default="hindsight", choices=VARIANTS)
+    p.add_argument("--variant", default="hindsight",
+                   help="a variant of params.yaml's evaluate.variants (e.g. hindsight, scaffold_hindsight) or a preset "
+                        "(hindsight, no_hindsight, no_adapter, llm_planner, expert); default: hindsight")
+    p.add_argument("--scaffold", choices=("none", "full"), default=None,
+                   help="override the variant's planner: none = the paper's, full = our rules on")
     p.add_argument("--split", default="valid_seen", choices=SPLITS, help="split to pick from (without TASK_ID)")
     p.add_argument("--type", dest="task_type", default=None, help="task type to pick from (without TASK_ID)")
     p.add_argument("--index", type=int, default=0, help="position among the split's tasks of that type")
@@ -151,13 +154,18 @@ def _episode(args: argparse.Namespace, stdout: TextIO | None = None) -> int:
     from flows.runtime.params import ParamsError, load_params
     from planner.config import PlannerConfig
     from planner.loop import run_episode
+    from planner.variants import Variant, get_variant
 
     try:
         params = load_params(args.params)
-    except ParamsError as exc:
+        variant = get_variant(args.variant, params)
+    except (ParamsError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    overrides: dict[str, Any] = {"variant": args.variant}
+    if args.scaffold is not None:
+        variant = Variant(variant.name, variant.actors, variant.critic_pool, variant.adapter, variant.search,
+                          {**variant.planner, "scaffold": args.scaffold})
+    overrides: dict[str, Any] = {}
     if args.seed is not None:
         overrides["seed"] = args.seed
     if args.max_subgoals is not None:
@@ -165,7 +173,7 @@ def _episode(args: argparse.Namespace, stdout: TextIO | None = None) -> int:
     if args.k is not None:
         overrides["k"] = args.k
     try:
-        cfg = PlannerConfig.from_params(params, **overrides)
+        cfg = PlannerConfig.from_params(params, variant=variant, **overrides)
         task = _pick_task(args)
     except (KeyError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -173,16 +181,16 @@ def _episode(args: argparse.Namespace, stdout: TextIO | None = None) -> int:
     if not args.json:
         print(f"{task.id} ({task.task_type}, {task.split})\ninstruction: {task.instruction()}\n"
               f"true args: {task.args.as_dict()}", file=out)
-    pools = example_pools(args.pools, args.gt_per_type, cfg.seed, args.gt_navigation) \
-        if args.variant != "expert" else None
-    client = client_for(params, args.endpoint, args.model) if args.variant != "expert" else None
+    expert = variant.search == "expert"
+    pools = example_pools(args.pools, args.gt_per_type, cfg.seed, args.gt_navigation) if not expert else None
+    client = client_for(params, args.endpoint, args.model) if not expert else None
     from planner.examples import ExamplePools
     from pools.timing import Timed, timing_row
 
     t0 = time.perf_counter()
     mark = client.usage.snapshot() if client is not None else 0
     try:
-        rollout = run_episode(task, args.variant, pools or ExamplePools(), client, cfg,
+        rollout = run_episode(task, variant, pools or ExamplePools(), client, cfg,
                               on_step=None if args.json else (lambda v: _show_step(v, out)))
         usage = client.usage.summary(since=mark) if client is not None else {}
     finally:

@@ -37,6 +37,7 @@ def _relabel(args: argparse.Namespace, stdout: TextIO | None = None) -> int:
     from planner.examples import ExamplePools
     from planner.gt import build_gt_samples
     from planner.relabel import collect_rollout, complete, critic_sample, reflect, robot_text
+    from planner.variants import practice_variant
 
     try:
         params = load_params(args.params)
@@ -44,7 +45,8 @@ def _relabel(args: argparse.Namespace, stdout: TextIO | None = None) -> int:
     except (ParamsError, KeyError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    cfg = PlannerConfig.from_params(params, variant=(params.get("collect") or {}).get("variant", "hindsight"))
+    practice = practice_variant(params)
+    cfg = PlannerConfig.from_params(params, variant=practice)
     navigation = str((params.get("pools") or {}).get("gt_navigation", "object"))
     pools = example_pools(args.pools, args.gt_per_type, cfg.seed, navigation)
     # Leave-one-out as `collect` does: the task's own gt sample is the expert's rollout, never an example.
@@ -56,7 +58,7 @@ def _relabel(args: argparse.Namespace, stdout: TextIO | None = None) -> int:
     client = client_for(params, args.endpoint, args.model)
     try:
         mark = client.usage.snapshot()
-        rollout = collect_rollout(task, pools, client, cfg, leave_out=expert.id)
+        rollout = collect_rollout(task, practice, pools, client, cfg, leave_out=expert.id)
         report["rollout"] = {"success": rollout.success, "steps": robot_text(rollout, False),
                              "trace": robot_text(rollout, cfg.collapse_repeats)}
         reflection = reflect(rollout, expert, client, cfg)

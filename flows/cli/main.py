@@ -18,6 +18,7 @@ COMMAND_MODULES = (
     "flows.cli.cmd_report",
     "flows.cli.cmd_profile",
     "flows.cli.cmd_timing",
+    "flows.cli.cmd_deviations",
 )
 
 

@@ -16,7 +16,7 @@ import yaml
 
 from flows.runtime.workspace import PROJECT_ROOT, project_dir
 
-_ITEM = re.compile(r"\$\{item(?:\.(\w+))?\}")
+_ITEM = re.compile(r"\$\{(item|key)(?:\.(\w+))?\}")
 
 
 class DeclarationError(ValueError):
@@ -71,29 +71,57 @@ def _params(entries: list[Any] | None, where: str) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _fill(text: str, item: str | dict[str, str] | None, where: str) -> str:
+def _fill(text: str, item: str | dict[str, str] | None, where: str, key: str | None = None) -> str:
+    """`${item}`, `${item.a}` (pass the item, or a dict) and `${key}` (a dict foreach's key)."""
     def sub(m: re.Match[str]) -> str:
-        value = item.get(m.group(1)) if isinstance(item, dict) and m.group(1) else item
+        if m.group(1) == "key":
+            value: Any = key if key is not None else item
+        else:
+            value = item.get(m.group(2)) if isinstance(item, dict) and m.group(2) else item
         if not isinstance(value, str):
             raise DeclarationError(f"{where}: {m.group(0)} needs the stage's foreach item, got {item!r}")
         return value
     return _ITEM.sub(sub, text)
 
 
+def _foreach_entry(foreach: Any, key: str, where: str) -> Any:
+    """The value of `key` in a dict foreach that reads params (`foreach: ${evaluate.variants}`), from params.yaml."""
+    m = re.fullmatch(r"\$\{([\w.]+)\}", foreach) if isinstance(foreach, str) else None
+    if not m:
+        return None
+    from flows.runtime.params import load_params
+
+    node: Any = load_params(project_dir() / "params.yaml")
+    for part in m.group(1).split("."):
+        node = node.get(part) if isinstance(node, dict) else None
+    if not isinstance(node, dict):
+        return None  # a list foreach: the item is the value itself
+    if key not in node:
+        raise DeclarationError(f"{where}: no '{key}' in params {m.group(1)} (there: {', '.join(map(str, node))})")
+    return node[key]
+
+
 def declaration(stage: str, item: str | dict[str, str] | None = None) -> Declaration:
-    """A stage's declaration; `item` fills a foreach stage's ${item} (or ${item.a}: pass a dict)."""
+    """A stage's declaration; `item` fills a foreach stage's ${item} (or ${item.a}: pass a dict); for a foreach over
+    a params dict (evaluate.variants), `item` is the key: ${key} is it and ${item.a} reads its value in params.yaml."""
     file = dvc_yaml()
     stages = _stages(str(file), file.stat().st_mtime_ns)
     if stage not in stages:
         raise DeclarationError(f"{file}: no stage '{stage}' (stages: {', '.join(stages)})")
-    body = stages[stage]
-    body = body.get("do", body) if isinstance(body, dict) else body
+    entry = stages[stage]
+    body = entry.get("do", entry) if isinstance(entry, dict) else entry
     where = f"{file}: stages.{stage}"
     if not isinstance(body, dict):
         raise DeclarationError(f"{where}: expected a mapping")
-    fill = (lambda paths: tuple(_fill(p, item, where) for p in paths)) if item is not None else (lambda paths: paths)
+    key = None
+    if isinstance(item, str) and isinstance(entry, dict) and "foreach" in entry:
+        value = _foreach_entry(entry["foreach"], item, where)
+        if isinstance(value, dict):  # a dict foreach: ${key} is the name, ${item.x} its definition's keys
+            key, item = item, {k: str(v) for k, v in value.items() if isinstance(v, (str, int, float, bool))}
+    fill = (lambda paths: tuple(_fill(p, item, where, key) for p in paths)) if item is not None \
+        else (lambda paths: paths)
     return Declaration(stage, fill(_paths(body.get("deps"), f"{where}.deps")),
-                       _params(body.get("params"), f"{where}.params"),
+                       fill(_params(body.get("params"), f"{where}.params")),
                        fill(_paths(body.get("outs"), f"{where}.outs")))
 
 

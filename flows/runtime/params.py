@@ -118,11 +118,12 @@ def resume_key(params: StageParams) -> dict[str, Any]:
     return {k: v for k, v in params.declared().items() if k != "pipeline"}
 
 
-def stage_params(stage: str, params: dict[str, Any] | None = None) -> StageParams:
-    """params.yaml (or `params`: all of it) as stage `stage` may read it: the keys its dvc.yaml entry declares.
-    A flow calls it on what it was given: Prefect hands a flow a plain copy of its parameters."""
+def stage_params(stage: str, params: dict[str, Any] | None = None, item: str | None = None) -> StageParams:
+    """params.yaml (or `params`: all of it) as stage `stage` may read it: the keys its dvc.yaml entry declares
+    (`item`: a foreach stage's key, e.g. the variant of `evaluate@hindsight`). A flow calls it on what it was given:
+    Prefect hands a flow a plain copy of its parameters."""
     from flows.runtime.declared import declaration
 
     if isinstance(params, StageParams):
         params = params.full
-    return StageParams(params if params is not None else load_params(), stage, declaration(stage).params)
+    return StageParams(params if params is not None else load_params(), stage, declaration(stage, item).params)

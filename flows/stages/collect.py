@@ -14,16 +14,17 @@ from flows.stages.alfworld_games import practice_on_games, uses_alfworld
 from pools.select import practice_samples
 
 
-
 def plan(params: dict[str, Any], policy: str) -> Planned:
     """The items of stage `collect` and how to run one (rebuilt from params and files on a Dask worker)."""
     from household.tasks import get_task
     from planner.config import PlannerConfig
     from planner.examples import ExamplePools
     from planner.relabel import collect_rollout
+    from planner.variants import practice_variant
 
     gt = read_input(GT_POOL, "sample", policy)
-    cfg = PlannerConfig.from_params(params.declared(), variant=section(params, "collect")["variant"])
+    variant = practice_variant({"collect": section(params, "collect")})
+    cfg = PlannerConfig.from_params(params.declared(), variant=variant)
     pools = ExamplePools.from_records(gt.records)
     per_type = int(section(params, "collect")["per_type"])
     if uses_alfworld(params):  # the pool's tasks that have an ALFWorld train game, played in ALFWorld's engine
@@ -33,7 +34,8 @@ def plan(params: dict[str, Any], policy: str) -> Planned:
     items = [(s["id"], s) for s in practice]
 
     def work(client: Any, sample: dict[str, Any]) -> dict[str, Any]:
-        return collect_rollout(get_task(sample["task_id"]), pools, client, cfg, leave_out=sample["id"]).to_dict()
+        return collect_rollout(get_task(sample["task_id"]), variant, pools, client, cfg,
+                               leave_out=sample["id"]).to_dict()
 
     return Planned(items, work, quarantined=len(gt.rejected))
 

@@ -20,44 +20,55 @@ from pools.select import at_most, stratified
 
 def plan(params: dict[str, Any], variant: str, policy: str) -> Planned:
     """The episodes `variant` runs (per_type tasks of each type in each evaluation split) and how to run one."""
-    from household.tasks import get_task
+    from household.tasks import get_task, in_task_set
     from planner.config import PlannerConfig
     from planner.examples import ExamplePools
     from planner.loop import run_episode
+    from planner.variants import Variant
 
     ev, world = section(params, "evaluate"), section(params, "world")
+    spec = Variant.parse(variant, section(params, "evaluate")["variants"][variant])
     tasks = read_input(TASKS, "task", policy)
     gt = read_input(GT_POOL, "sample", policy)
-    hind = read_input(HINDSIGHT_POOL, "sample", policy)
-    pools = ExamplePools.from_records(gt.records, hind.records)
-    cfg = PlannerConfig.from_params({k: params[k] for k in ("world", "retrieval", "planner")}, variant=variant)
+    # Only a variant that reads the hindsight pool declares it (dvc.yaml): the others never open it.
+    hind = read_input(HINDSIGHT_POOL, "sample", policy) if spec.reads_hindsight() else None
+    pools = ExamplePools.from_records(gt.records, hind.records if hind else [])
+    cfg = PlannerConfig.from_params({k: params[k] for k in ("world", "retrieval", "planner")}, variant=spec)
     if uses_alfworld(params):  # world.backend: alfworld: every game's own task (of evaluate.splits' folders)
         chosen, task_of = game_rows(params)
     else:
+        rows = [row for row in tasks.records if in_task_set(row["id"], str(ev["task_set"]))]
         chosen = [row for split in ev["splits"]
-                  for row in stratified(tasks.records, int(ev["per_type"]), int(world["seed"]), split=split)]
+                  for row in stratified(rows, int(ev["per_type"]), int(world["seed"]), split=split)]
         chosen = at_most(chosen, int(ev.get("max_tasks", 0)), int(world["seed"]))
         task_of = {row["id"]: get_task(row["id"]) for row in chosen}  # the task index loads here, not in an item
     items = [(row["id"], row) for row in chosen]
 
     def work(client: Any, row: dict[str, Any]) -> dict[str, Any]:
-        return run_episode(task_of[row["id"]], variant, pools, client, cfg, seed=row["seed"]).to_dict()
+        return run_episode(task_of[row["id"]], spec, pools, client, cfg, seed=row["seed"]).to_dict()
 
-    return Planned(items, work, quarantined=len(tasks.rejected) + len(gt.rejected) + len(hind.rejected))
+    return Planned(items, work, quarantined=len(tasks.rejected) + len(gt.rejected) + len(hind.rejected if hind else []))
+
+
+def _inputs(params: dict[str, Any], variant: str) -> tuple[str, ...]:
+    """The files whose hashes key the stage's resume journal: the pools the variant reads, and the tasks."""
+    from planner.variants import Variant
+
+    spec = Variant.parse(variant, section(params, "evaluate")["variants"][variant])
+    return (TASKS, GT_POOL) + ((HINDSIGHT_POOL,) if spec.reads_hindsight() else ())
 
 
 @flow(name="evaluate")
 def evaluate_flow(params: dict[str, Any], variant: str, policy: str) -> dict[str, Any]:
     """Run `variant` on per_type tasks of each task type in each evaluation split."""
-    params = stage_params("evaluate", params)  # what dvc.yaml declares for the stage, and only that
+    params = stage_params("evaluate", params, variant)  # what dvc.yaml declares for the stage, and only that
     # A plan, not just a closure: on Dask each worker rebuilds it from params and the input files.
     recipe = StagePlan(plan, (params, variant, policy))
     planned = recipe()
     out = output("evaluate", variant)
     stage = f"evaluate-{variant}"
-    summary = run_llm_stage(stage, params, planned.items, planned.work, out,
-                            "rollout", (TASKS, GT_POOL, HINDSIGHT_POOL), quarantined=planned.quarantined,
-                            plan=recipe)
+    summary = run_llm_stage(stage, params, planned.items, planned.work, out, "rollout", _inputs(params, variant),
+                            quarantined=planned.quarantined, plan=recipe)
     rollouts = read_jsonl(path(out), "rollout").records
     # The DVC metric: one small file per split (a readable `dvc metrics show`); the rest goes to a details file,
     # which, like the rollouts and the metric, holds no measured time (the same bytes however many workers ran the

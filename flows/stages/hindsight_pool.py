@@ -35,6 +35,17 @@ def rollout_roles(rollouts: list[dict[str, Any]]) -> list[str]:
     return sorted({role for r in rollouts for role, calls in (r["llm"].get("by_role") or {}).items() if calls})
 
 
+def practice(rollouts: list[dict[str, Any]]) -> dict[str, Any]:
+    """Which planner made the practice rollouts: their count, and per planner (the paper's, `none`, or the
+    scaffold, `full`) how many it made and how many succeeded."""
+    by: dict[str, dict[str, int]] = {}
+    for r in rollouts:
+        row = by.setdefault(str(r["metrics"].get("scaffold", "unknown")), {"rollouts": 0, "succeeded": 0})
+        row["rollouts"] += 1
+        row["succeeded"] += bool(r["success"])
+    return {"rollouts": len(rollouts), "by_planner": dict(sorted(by.items()))}
+
+
 def role_models(llm: dict[str, Any], roles: list[str]) -> dict[str, dict[str, str]]:
     """Role -> {model, endpoint kind, model id} under params `llm:` (the id holds no key and no credentials)."""
     from planner.llm.client import model_id
@@ -61,9 +72,10 @@ def pool_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
     quarantined = len(completions.rejected) + len(critics.rejected)
     # Who made what: the planner roles of the rollouts and the relabeling roles (the endpoint URL itself is not
     # copied into the manifest: it may carry credentials; the model id keeps only host and path).
-    models = role_models(params["llm"], [*rollout_roles(read_input(ROLLOUTS, "rollout", policy).records),
-                                         *RELABEL_ROLES])
-    manifest = write_pool("pool", records, {"relabel": {"keep_unverified": keep}}, models, quarantined)
+    rollouts = read_input(ROLLOUTS, "rollout", policy).records
+    models = role_models(params["llm"], [*rollout_roles(rollouts), *RELABEL_ROLES])
+    manifest = write_pool("pool", records, {"relabel": {"keep_unverified": keep}, "practice": practice(rollouts)},
+                          models, quarantined)
     rows = [{"task_type": t, "kind": k, "count": n}
             for (t, k), n in sorted(Counter((r["task_type"], r["kind"]) for r in records).items())]
     atomic_write_text(path("plots/pool_composition.json"), json.dumps(rows, indent=1) + "\n")

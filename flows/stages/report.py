@@ -13,7 +13,7 @@ from flows.runtime.params import load_params, section, stage_params
 from flows.stages.comparisons import bootstrap, pair_name, pairs
 from pools.compare import CompareError, compare
 from pools.jsonl import RecordError, atomic_write_text, read_json, read_jsonl
-from pools.metrics import alfred_rates, cost, group_by, intervals
+from pools.metrics import alfred_rates, cost, decided, group_by, intervals
 from pools.timing import by_id, speed
 
 OUT = "report/index.html"
@@ -27,6 +27,7 @@ class VariantView:
     rollouts: list[dict[str, Any]]
     rates: dict[str, dict[str, Any]]  # 'all' and each split -> alfred_rates + cost + speed + ci
     by_type: dict[str, dict[str, Any]]  # task type -> alfred_rates (all splits together)
+    planner: str = ""  # the planner its episodes ran: 'paper' (scaffold none), 'scaffold' (full), 'expert'
 
 
 @dataclass
@@ -41,10 +42,20 @@ class ReportData:
     settings: dict[str, Any]  # what produced the run (models per role, planner and evaluation settings)
     bootstrap: dict[str, int]
     notes: list[str] = field(default_factory=list)  # what is missing and why
+    task_set: str = ""  # the evaluated tasks: which set (evaluate.task_set) of which splits
 
 
 def _rates(rows: list[dict[str, Any]], timings: dict[str, Any], samples: int, seed: int) -> dict[str, Any]:
-    return {**alfred_rates(rows), **cost(rows), **speed(rows, timings), "ci": intervals(rows, samples, seed)}
+    return {**alfred_rates(rows), **cost(rows), **speed(rows, timings), "ci": intervals(rows, samples, seed),
+            "llm_decided": decided(rows)["llm_share"]}
+
+
+def planner_of(rows: list[dict[str, Any]]) -> str:
+    """The planner a variant's episodes ran, from their records: paper (scaffold none), scaffold (full), expert."""
+    kinds = sorted({"expert" if r["variant"] == "expert" or all(s.get("chosen_by") == "expert" for s in r["steps"])
+                    else {"none": "paper", "full": "scaffold"}.get(r["metrics"].get("scaffold", ""), "?")
+                    for r in rows})
+    return "+".join(kinds)
 
 
 def _timings(root: Path, variant: str, notes: list[str]) -> dict[str, Any]:
@@ -78,7 +89,8 @@ def _settings(params: dict[str, Any]) -> dict[str, Any]:
         or {"all roles": f"{llm.get('model')} @ {llm.get('endpoint')}"},
         "planner": params.get("planner") or {},
         "retrieval": params.get("retrieval") or {},
-        "evaluate": {k: v for k, v in (params.get("evaluate") or {}).items() if k != "compare"},
+        "evaluate": {k: v for k, v in (params.get("evaluate") or {}).items() if k not in ("compare", "variants")},
+        "variants": (params.get("evaluate") or {}).get("variants") or {},
     }
 
 
@@ -101,7 +113,7 @@ def gather(root: Path, params: dict[str, Any]) -> ReportData:
         for split in splits:
             rates[split] = _rates(by_split.get(split, []), timings, samples, seed)
         by_type = {t: alfred_rates(g) for t, g in group_by(rows, lambda r: r["task_type"]).items()}
-        variants.append(VariantView(str(name), rows, rates, by_type))
+        variants.append(VariantView(str(name), rows, rates, by_type, planner_of(rows)))
     by_name = {v.name: v for v in variants}
     comparisons = []
     for a, b in pairs(params):
@@ -124,8 +136,11 @@ def gather(root: Path, params: dict[str, Any]) -> ReportData:
             notes.append(f"pool manifest {file.name}: {exc}")
     if not pools:
         notes.append("no pool manifest under data/pools/ (the gt_pool and pool stages write them)")
+    task_set = (f"{ev.get('task_set', 'all')} (outside the dev set, household/data/dev_set.json)"
+                if ev.get("task_set", "all") == "heldout" else str(ev.get("task_set", "all")))
     return ReportData(splits, variants, comparisons, pools, _truth([r for v in variants for r in v.rollouts]),
-                      _settings(params), {"samples": samples, "seed": seed}, notes)
+                      _settings(params), {"samples": samples, "seed": seed}, notes,
+                      f"{task_set} tasks of {', '.join(splits)}")
 
 
 def write_report(root: Path, out: Path, params: dict[str, Any] | None = None) -> ReportData:

@@ -94,19 +94,21 @@ def _colour(i: int) -> str:
 
 def variants_table(data: "ReportData") -> str:
     """One block of rows per variant (all splits, then each split): episodes, SR and GC with 95% intervals,
-    PLW SR, PLW GC, LLM calls and seconds per sub-goal."""
+    PLW SR, PLW GC, the share of sub-goals the LLM chose among two or more, LLM calls and seconds per sub-goal."""
     groups = ["all", *data.splits]
-    head = ["variant", "split", "episodes", "SR [95% CI]", "GC [95% CI]", "PLW SR", "PLW GC", "LLM calls / sub-goal",
-            "seconds / sub-goal"]
+    head = ["variant", "planner", "split", "episodes", "SR [95% CI]", "GC [95% CI]", "PLW SR", "PLW GC",
+            "LLM decided", "LLM calls / sub-goal", "seconds / sub-goal"]
     body = []
     for i, v in enumerate(data.variants):
         for k, g in enumerate(groups):
             r = v.rates[g]
             name = (f'<td rowspan="{len(groups)}" class="variant"><span class="swatch" '
-                    f'style="background:{_colour(i)}"></span>{_e(v.name)}</td>') if k == 0 else ""
+                    f'style="background:{_colour(i)}"></span>{_e(v.name)}</td>'
+                    f'<td rowspan="{len(groups)}">{_e(v.planner)}</td>') if k == 0 else ""
+            share = r.get("llm_decided")
             cells = [str(r["episodes"]), _pct(r["sr"]) + _ci(r["ci"]["sr"]), _pct(r["gc"]) + _ci(r["ci"]["gc"]),
-                     _pct(r["plw_sr"]), _pct(r["plw_gc"]), f'{r["calls_per_subgoal"]:.2f}',
-                     f'{r["seconds_per_subgoal"]:.2f}']
+                     _pct(r["plw_sr"]), _pct(r["plw_gc"]), "-" if share is None else _pct(share),
+                     f'{r["calls_per_subgoal"]:.2f}', f'{r["seconds_per_subgoal"]:.2f}']
             cls = ' class="total"' if g == "all" else ""
             body.append(f"<tr{cls}>{name}<td>{'all splits' if g == 'all' else _e(g)}</td>"
                         + "".join(f'<td class="num">{c}</td>' for c in cells) + "</tr>")
@@ -294,7 +296,10 @@ def render(data: "ReportData") -> str:
 <section id="variants"><h2>Variants</h2>
 <p class="note">ALFRED's metrics (pools/metrics.py): SR = solved / episodes; GC = goal conditions met / all goal
 conditions, summed over episodes; PLW = path-length weighted by the expert's plan length. In brackets: 95% bootstrap
-interval over episodes ({b['samples']} resamples, seed {b['seed']}).</p>
+interval over episodes ({b['samples']} resamples, seed {b['seed']}). Planner: paper = the few-shot planner
+(<code>planner.scaffold: none</code>: the LLM chooses among every legal sub-goal); scaffold = our rules for a small
+model on (<code>full</code>). LLM decided: the share of executed sub-goals the LLM chose among two or more offered
+ones (the rest a rule or a single legal option forced). Tasks: {_e(data.task_set)}.</p>
 {variants_table(data)}</section>
 <section id="comparisons"><h2>Paired comparisons</h2>
 <p class="note">On the tasks both variants ran. Differences are A − B in points, with a 95% bootstrap interval over

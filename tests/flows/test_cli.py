@@ -21,12 +21,17 @@ def test_every_profile_key_exists_in_params() -> None:
     import yaml
 
     from flows.cli.cmd_profile import flatten
+    from planner.variants import Variant
 
     params = load_params(ROOT / "params.yaml")
     profiles = sorted((ROOT / "profiles").glob("*.yaml"))
     assert profiles, "no profiles found"
     for prof in profiles:
-        keys = [key for key, _ in flatten(yaml.safe_load(prof.read_text()))]
+        tree = yaml.safe_load(prof.read_text())
+        # A profile may add variants: each must be a whole definition (evaluate.variants is a name -> definition map).
+        for name, definition in ((tree.get("evaluate") or {}).pop("variants", None) or {}).items():
+            Variant.parse(name, definition, where=f"{prof.name}: evaluate.variants")
+        keys = [key for key, _ in flatten(tree)]
         assert keys, f"{prof.name}: no keys"
         for key in keys:
             *parents, leaf = key.split(".")

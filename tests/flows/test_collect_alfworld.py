@@ -21,6 +21,7 @@ from planner.config import PlannerConfig
 from planner.gt import build_gt_samples
 from planner.llm.scripted import ScriptedEndpoint
 from planner.replay import replay
+from planner.variants import PRESETS
 from pools.jsonl import write_jsonl
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -43,8 +44,9 @@ def _workspace(tmp: Path, games: Path) -> dict:
     params["world"].update(backend="alfworld", alfworld_games=str(games))
     # llm_planner: free plan text, which the scripted endpoint answers with the expert plan (the legal-set actors of
     # the default variant are the planner's business, tested in tests/planner; here: which world the runs play in)
-    params["collect"].update(per_type=1, variant="llm_planner")
+    params["collect"].update(per_type=1, variant=PRESETS["llm_planner"])
     params["evaluate"].update(splits=["valid_unseen"])
+    params["evaluate"]["variants"]["llm_planner"] = PRESETS["llm_planner"]
     (tmp / "params.yaml").write_text(yaml.safe_dump(params))
     # The pool's tasks are the samples' own (ALFRED trials whose games sit in train/ here), made in our world.
     tasks = [get_task(g.task.id) for g in load_games(SAMPLES)]

@@ -19,6 +19,7 @@ from planner.gt import build_gt_samples
 from pools.jsonl import read_jsonl, write_jsonl
 from pools.metrics import details
 from planner.llm.scripted import ScriptedEndpoint
+from planner.variants import PRESETS
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = data_path("alfworld_samples")
@@ -28,6 +29,7 @@ pytestmark = pytest.mark.skipif(not alfworld_available(), reason=INSTALL_HINT)
 def _workspace(tmp: Path, games: Path) -> dict:
     params = yaml.safe_load((ROOT / "params.yaml").read_text())
     params["world"].update(backend="alfworld", alfworld_games=str(games))
+    params["evaluate"]["variants"]["llm_planner"] = PRESETS["llm_planner"]
     (tmp / "params.yaml").write_text(yaml.safe_dump(params))
     train = [t for t in load_tasks("train") if t.task_type == "pick_and_place_simple"][:2]
     write_jsonl(tmp / "data/pools/gt.jsonl", [s.to_dict() for s in build_gt_samples(train)], "sample")

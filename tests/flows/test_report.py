@@ -13,6 +13,7 @@ import pytest
 import yaml
 
 from flows.cli.main import main as cli
+from planner.variants import PRESETS
 from pools.jsonl import write_json, write_jsonl
 from pools.manifest import build_manifest
 
@@ -69,7 +70,7 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "llm": {"endpoint": "embedded", "model": "qwen2.5-coder-1.5b",
                 "roles": {"actor": {"model": "gemma3-270m"}, "reflect": {}}},
         "planner": {"beam": 2}, "retrieval": {"k": 3},
-        "evaluate": {"variants": [*VARIANTS, "llm_planner"], "splits": ["valid_seen", "valid_unseen"],
+        "evaluate": {"variants": {v: PRESETS[v] for v in [*VARIANTS, "llm_planner"]}, "splits": ["valid_seen", "valid_unseen"],
                      "per_type": 1, "bootstrap": 400, "bootstrap_seed": 0,
                      "compare": [{"a": "hindsight", "b": "no_hindsight"}, {"a": "hindsight", "b": "expert"}]},
     }
@@ -120,7 +121,7 @@ def test_numbers_match_the_metrics_implementation(page: str, workspace: Path) ->
     rows = read_jsonl(workspace / "data" / "eval" / "hindsight.jsonl", "rollout").records
     rates = alfred_rates(rows)
     row = re.search(r'<td rowspan="3" class="variant"><span class="swatch"[^>]*></span>hindsight</td>'
-                    r'<td>all splits</td>(.*?)</tr>', page).group(1)
+                    r'<td rowspan="3">[^<]*</td><td>all splits</td>(.*?)</tr>', page).group(1)
     cells = [c.strip() for c in re.findall(r'<td class="num">([^<]*)', row)]
     # all splits: episodes, SR [CI], GC [CI], PLW SR, PLW GC (then the same per split on the next rows)
     assert cells[:5] == [str(rates["episodes"]), f"{100 * rates['sr']:.1f}%", f"{100 * rates['gc']:.1f}%",

@@ -24,6 +24,15 @@ PARAMS = load_params(ROOT / "params.yaml")
 STAGES = yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"]
 
 
+def items(name: str) -> list[Any]:
+    """The foreach items a stage is declared for: the variants of a foreach over evaluate.variants (its keys),
+    [None] for a stage without foreach (or one over a list: its entries need no params lookup here)."""
+    foreach = STAGES[name].get("foreach")
+    if foreach == "${evaluate.variants}":
+        return list(PARAMS["evaluate"]["variants"])
+    return [None]
+
+
 def under(key: str, declared: list[str] | tuple[str, ...]) -> bool:
     """A dotted params key is one of `declared` or inside one of them."""
     return any(key == d or key.startswith(d + ".") for d in declared)
@@ -64,13 +73,14 @@ def test_a_stage_holds_exactly_its_declared_keys() -> None:
     """Every declared key exists in params.yaml (a typo there would leave the stage unable to read it), and the
     values a stage holds are those keys and nothing more."""
     for name in STAGES:
-        declared = declaration(name).params
-        held = leaves(stage_params(name, PARAMS).declared())
-        assert held, f"stage {name}: holds no params"
-        assert all(under(key, declared) for key in held), (name, held, declared)
-        for key in declared:
-            assert any(h == key or h.startswith(key + ".") for h in held), f"dvc.yaml stages.{name}: '{key}' " \
-                                                                            "is not a key of params.yaml"
+        for item in items(name):
+            declared = declaration(name, item).params
+            held = leaves(stage_params(name, PARAMS, item).declared())
+            assert held, f"stage {name}: holds no params"
+            assert all(under(key, declared) for key in held), (name, held, declared)
+            for key in declared:
+                assert any(h == key or h.startswith(key + ".") for h in held), \
+                    f"dvc.yaml stages.{name}: '{key}' is not a key of params.yaml"
     assert not {k for k in RUN_ONLY for name in STAGES if under(k, declaration(name).params)}, \
         "a RUN_ONLY key is declared by a stage: it would rerun the stage for a change its output does not see"
 
@@ -103,11 +113,12 @@ def test_the_data_files_a_stage_names_are_declared() -> None:
         assert getattr(stage_io, const) == (first if isinstance(first, str) else next(iter(first)))
     missing = {}
     for name in MODULES:
-        decl = declaration(name)
+        decls = [declaration(name, item) for item in items(name)]  # a foreach stage: what any of its items declares
+        paths = [p for decl in decls for p in (*decl.deps, *decl.outs)]
         flow = module_name(name).replace(".", "/") + ".py"
         names = set().union(*(_stage_io_names(f) for f in {flow} | imported_files(ROOT / flow)
                               if f.startswith("flows/")))
-        undeclared = sorted(n for n in names if not covered(getattr(stage_io, n), [*decl.deps, *decl.outs]))
+        undeclared = sorted(n for n in names if not covered(getattr(stage_io, n), paths))
         if undeclared:
             missing[name] = undeclared
     assert not missing, f"dvc.yaml: stages use data files they do not declare: {missing}"

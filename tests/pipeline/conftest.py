@@ -33,6 +33,7 @@ import pytest
 import yaml
 
 from planner.llm.scripted import Request, ScriptedEndpoint, grammar_choices
+from planner.variants import PRESETS
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -219,7 +220,8 @@ class Project:
         # Only completions that reach the goal on replay are pooled: the scripted answers make one do and one not.
         params["relabel"].update(keep_unverified=False)
         params["planner"].update(max_subgoals=6)
-        params["evaluate"].update(variants=["hindsight", "llm_planner", "expert"], splits=["valid_seen"], per_type=1)
+        params["evaluate"].update(variants={n: PRESETS[n] for n in ("hindsight", "llm_planner", "expert")},
+                                  splits=["valid_seen"], per_type=1)
         params["evaluate"].update(compare=[{"a": "hindsight", "b": "llm_planner"}], bootstrap=1000)
         (path / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
         # PYTHONPATH: the stages import the copy's code (a test that edits a file there edits what runs).

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from planner.variants import PRESETS
 from pools.jsonl import read_json, read_jsonl
 from tests.pipeline.conftest import FAIL_TYPE, TASK_TYPES, VERIFY_TYPE
 
@@ -30,6 +31,7 @@ OUTPUTS = {
     "data/eval/expert.jsonl": "rollout",
 }
 EVAL = {"evaluate@hindsight", "evaluate@llm_planner", "evaluate@expert"}
+READS_HINDSIGHT = {"evaluate@hindsight"}  # the variants whose `pool` is hindsight (llm_planner, expert: gt)
 RESULTS = {"compare@0", "report"}                                # read the evaluations (compare: hindsight vs llm_planner)
 ALL = {"tasks", "gt_pool", "collect", "reflect", "complete", "critic", "pool"} | EVAL | RESULTS
 WORLD = {"gt_pool", "collect", "complete", "critic"} | EVAL      # every stage that steps the world
@@ -68,6 +70,7 @@ RERUNS: dict[str, set[str]] = {
     "relabel.show_expert": RELABEL_PROMPTS,
     "relabel.collapse_repeats": RELABEL_PROMPTS,
     "evaluate.variants": {"evaluate@no_hindsight", "report"},  # a variant added: only its evaluation runs
+    "evaluate.task_set": EVAL | {"report"},
     "evaluate.splits": EVAL | {"report"},
     "evaluate.per_type": EVAL | {"report"},
     "evaluate.max_tasks": EVAL | {"report"},
@@ -156,7 +159,7 @@ def keys_to_change(params: dict[str, Any]) -> list[str]:
 def mutate(key: str, value: Any) -> Any:
     """A different value of the same kind (the stages never run with it: only `dvc status` reads it)."""
     if key == "evaluate.variants":
-        return [*value, "no_hindsight"]
+        return {**value, "no_hindsight": PRESETS["no_hindsight"]}
     if key == "evaluate.compare":
         return [*value, {"a": "expert", "b": "llm_planner"}]
     if isinstance(value, bool):
@@ -236,7 +239,8 @@ def test_repro_runs_every_stage_and_pools_only_what_verifies(module_project) -> 
     assert files["metrics/eval/hindsight/valid_seen.json"]["data"] == hs
     # Headline numbers only (issue 15): a short, fixed set of columns, whatever the run.
     keys = {k for f in files.values() for k in f["data"]}
-    assert keys == {"items", "ok", "failed", "episodes", "sr", "gc", "plw_sr", "plw_gc", "calls/subgoal"}, keys
+    assert keys == {"items", "ok", "failed", "episodes", "sr", "gc", "plw_sr", "plw_gc", "calls/subgoal",
+                    "llm_decided"}, keys
     table = module_project.run("dvc", "metrics", "show").stdout
     assert max(len(line) for line in table.splitlines()) <= 160, table
     # The plot files still render (dvc plots show / diff against the committed state).
@@ -275,6 +279,12 @@ def test_each_param_and_stage_code_reruns_exactly_the_stages_that_read_it(module
         finally:
             (module_project.path / "params.yaml").write_text(original)
         check(key, got, expected_reruns(key))
+    # One variant's definition changed: only its evaluation (and the report, which reads the evaluate section).
+    module_project.set_param("evaluate.variants.llm_planner.planner", {"scaffold": "full"})
+    try:
+        check("evaluate.variants.llm_planner", status_in_process(module_project), {"evaluate@llm_planner", "report"})
+    finally:
+        (module_project.path / "params.yaml").write_text(original)
     for rel, stages in CODE_RERUNS.items():
         file = module_project.path / rel
         before = file.read_bytes()
@@ -291,16 +301,16 @@ def test_each_param_and_stage_code_reruns_exactly_the_stages_that_read_it(module
 def test_keep_unverified_reruns_pool_and_evaluation_only(module_project) -> None:
     module_project.set_param("relabel.keep_unverified", True)
     out = module_project.run("dvc", "repro")
-    # The pool changes (the unverified completion and critic sample join it), so every evaluation reruns, and what
-    # reads the evaluations.
-    assert ran_stages(out.stdout) == {"pool"} | EVAL | RESULTS, out.stdout[-3000:]
+    # The pool changes (the unverified completion and critic sample join it), so the evaluations that read it rerun
+    # (not llm_planner's or the expert's: their `pool` is gt), and what reads the evaluations.
+    assert ran_stages(out.stdout) == {"pool"} | READS_HINDSIGHT | RESULTS, out.stdout[-3000:]
     pooled = read_jsonl(module_project.path / "data/pools/hindsight.jsonl", "sample").records
     assert sorted((r["kind"], r["task_type"], r["verified"]) for r in pooled) == sorted([
         ("critic", FAIL_TYPE, False), ("critic", VERIFY_TYPE, True),
         ("hindsight", FAIL_TYPE, False), ("hindsight", VERIFY_TYPE, True)])
     module_project.set_param("relabel.keep_unverified", False)
     back = module_project.run("dvc", "repro")
-    assert ran_stages(back.stdout) == {"pool"} | EVAL | RESULTS, back.stdout[-3000:]
+    assert ran_stages(back.stdout) == {"pool"} | READS_HINDSIGHT | RESULTS, back.stdout[-3000:]
     assert len(read_jsonl(module_project.path / "data/pools/hindsight.jsonl", "sample").records) == 2
     assert changed_stages(module_project) == set()
 

@@ -53,7 +53,8 @@ def test_scripted_plan_solves_the_task_and_records_everything(task, pools, tmp_p
 def test_no_legal_proposal_is_recorded_not_crashed(task, pools, tmp_path):
     with ScriptedEndpoint(lambda r: " ### ???") as ep, \
             llm_client.LLMClient(ep.settings(), cache_dir=tmp_path) as client:
-        r = run_episode(task, "no_hindsight", pools, client, PlannerConfig(k=2, max_repeat_fails=2))
+        # (no Stop on offer: the grounder maps the garbage to it when it is legal)
+        r = run_episode(task, "no_hindsight", pools, client, PlannerConfig(k=2, max_repeat_fails=2, allow_stop=False))
     assert r.metrics["stop_reason"] == "no_proposal" and all(s.reason == "no legal proposal" for s in r.steps)
     assert r.steps[0].pddl_pred["object_state"] == "none"  # garbage arguments fall back to defaults
 
@@ -89,7 +90,7 @@ def test_a_sub_goal_that_just_failed_is_not_chosen_again(task, pools, tmp_path):
     with ScriptedEndpoint(answer) as ep, llm_client.LLMClient(ep.settings(), cache_dir=tmp_path) as client:
         # Free-text proposals (legal_actions off): the failed sub-goal is avoided by a sampled retry.
         r = run_episode(task, "no_hindsight", pools, client, PlannerConfig(k=2, width=1, max_subgoals=2,
-                                                                           legal_actions=False))
+                                                                           legal_actions=False, avoid_repeats=True))
     assert [(s.subgoal, s.ok) for s in r.steps] == [("PutObject Book SideTable", False), ("Navigation Bed", True)]
 
 
@@ -128,10 +129,12 @@ def _preferring(task, pools, tmp_path, state: str, wants: tuple[str, ...], **cfg
 
 
 def _constrained_episode(task, pools, tmp_path, answer, **cfg):
-    """A no_hindsight episode on a grammar-constrained scripted endpoint (k=2, width 1, no idle rule)."""
+    """A no_hindsight episode of the scaffold (its rules on unless `cfg` turns one off) on a grammar-constrained
+    scripted endpoint (k=2, width 1, no idle rule)."""
     with ScriptedEndpoint(answer) as ep, \
             llm_client.LLMClient(replace(ep.settings(), constrain="grammar"), cache_dir=tmp_path) as client:
-        return run_episode(task, "no_hindsight", pools, client, PlannerConfig(k=2, width=1, max_idle=0, **cfg))
+        return run_episode(task, "no_hindsight", pools, client,
+                           PlannerConfig(k=2, width=1, max_idle=0, scaffold="full", **cfg))
 
 
 @pytest.mark.parametrize("avoid", [True, False])

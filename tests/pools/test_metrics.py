@@ -5,7 +5,7 @@ from typing import Any
 
 import pytest
 
-from pools.metrics import alfred_rates, cost, details, headline, sr_by_type_rows
+from pools.metrics import alfred_rates, cost, decided, details, headline, sr_by_type_rows
 from pools.schemas import violations
 from pools.timing import Timed, by_id, speed, timing_row
 
@@ -17,8 +17,11 @@ def episode(task_id: str, success: bool, met: int, total: int, expert_len: int, 
     measured `seconds` (half of them LLM waits) go to its timing line (SECONDS, then TIMINGS), not into it."""
     SECONDS[f"ro-{task_id}"] = seconds
     w = min(1.0, expert_len / agent_len)
+    # Every other step chosen by the LLM among two or more, the others forced by a rule.
     steps = [{"subgoal": "Navigation Apple", "ok": i > 0, "reason": "" if i > 0 else "Apple not found",
-              "observation": "", "pddl_pred": {}, "candidates": [], "repeat_fail": 0} for i in range(agent_len)]
+              "observation": "", "pddl_pred": {}, "candidates": [], "repeat_fail": 0,
+              "legal": 2 if i % 2 == 0 else 1, "chosen_by": "llm" if i % 2 == 0 else "rule"}
+             for i in range(agent_len)]
     return {"id": f"ro-{task_id}", "task_id": task_id, "task_type": task_type, "instruction": "i", "split": split,
             "variant": "hindsight", "seed": 0, "leave_out": "", "success": success, "gc": met / total,
             "gc_met": met, "gc_total": total, "expert_len": expert_len,
@@ -57,14 +60,26 @@ def test_alfred_rates_on_hand_made_episodes() -> None:
                                 "gc_met": 0, "gc_total": 0}
 
 
+def test_decided_counts_who_chose_each_executed_sub_goal() -> None:
+    d = decided(EPISODES)
+    assert (d["executed"], d["llm"], d["rule"], d["single"]) == (25, 13, 12, 0) and d["llm_share"] == 0.52
+    # steps nothing was proposed for, and records made before `chosen_by`, are not executed choices
+    none = {**EPISODES[0], "steps": [{**EPISODES[0]["steps"][0], "chosen_by": "none"}]}
+    old = {**EPISODES[0], "steps": [{k: v for k, v in s.items() if k not in ("legal", "chosen_by")}
+                                    for s in EPISODES[0]["steps"]]}
+    assert decided([none, old]) == {"executed": 0, "llm": 0, "rule": 0, "single": 0, "expert": 0, "llm_share": None}
+
+
 def test_headline_per_split_and_cost() -> None:
     h = headline(EPISODES, ["valid_seen", "valid_unseen"])
     assert h == {
-        # seen: a, b. SR 1/2; GC 3/6; PLW SR (0.5*4)/10; PLW GC (0.5*4 + 0.25*6)/10; 22 calls, 11 sub-goals
-        "valid_seen": {"episodes": 2, "sr": 0.5, "gc": 0.5, "plw_sr": 0.2, "plw_gc": 0.35, "calls/subgoal": 2.0},
-        # unseen: c, d. SR 1/2; GC 3/6; PLW SR 10/15; PLW GC 10/15; 10 calls, 14 sub-goals
+        # seen: a, b. SR 1/2; GC 3/6; PLW SR (0.5*4)/10; PLW GC (0.5*4 + 0.25*6)/10; 22 calls, 11 sub-goals,
+        # 4 + 2 of them chosen by the LLM
+        "valid_seen": {"episodes": 2, "sr": 0.5, "gc": 0.5, "plw_sr": 0.2, "plw_gc": 0.35, "calls/subgoal": 2.0,
+                       "llm_decided": round(6 / 11, 4)},
+        # unseen: c, d. SR 1/2; GC 3/6; PLW SR 10/15; PLW GC 10/15; 10 calls, 14 sub-goals, 5 + 2 by the LLM
         "valid_unseen": {"episodes": 2, "sr": 0.5, "gc": 0.5, "plw_sr": 0.6667, "plw_gc": 0.6667,
-                         "calls/subgoal": round(10 / 14, 3)},
+                         "calls/subgoal": round(10 / 14, 3), "llm_decided": 0.5},
     }
     # The seconds (measured, so not a metric) come from the timing lines: 11 s / 11 and 5 s / 14 sub-goals.
     seen = [e for e in EPISODES if e["split"] == "valid_seen"]

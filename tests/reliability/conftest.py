@@ -2,24 +2,12 @@
 from __future__ import annotations
 
 import os
-from typing import Iterator
-
 import pytest
 
 from tests.pipeline.conftest import project  # noqa: F401 - the same git+DVC project copy as the pipeline tests
 from testing.harness import TABLE
 
 SLOW_ENV = "RELIABILITY_SLOW"
-
-
-@pytest.fixture
-def inproc_prefect(prefect_server: str) -> Iterator[str]:
-    """Point flows run inside the test process at the session's Prefect server."""
-    from prefect.settings import PREFECT_API_URL, PREFECT_LOGGING_TO_API_ENABLED, temporary_settings
-
-    # No log shipping: its exit-time flush would find the session's server already gone.
-    with temporary_settings(updates={PREFECT_API_URL: prefect_server, PREFECT_LOGGING_TO_API_ENABLED: False}):
-        yield prefect_server
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

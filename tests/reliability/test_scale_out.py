@@ -30,7 +30,7 @@ def evaluate_items(params: dict, variant: str) -> dict:
     from flows.runtime.params import stage_params
     from flows.stages.evaluate import plan
 
-    params = stage_params("evaluate", params)
+    params = stage_params("evaluate", params, variant)
     recipe = StagePlan(plan, (params, variant, "fail"))
     planned = recipe()
     return run_llm_stage(f"evaluate-{variant}", params, planned.items, planned.work, OUT, "rollout",

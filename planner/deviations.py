@@ -1,0 +1,200 @@
+"""Where this project departs from the paper, one row per params key: the paper's value, ours, and the kind.
+
+Kinds:
+- `scaffold`: a rule that adds task knowledge beyond the few shots (our goal gate, argument scopes, the adapter's word
+  rules and train-wide counts). In params.yaml such a key reads `auto`: it follows `planner.scaffold` (`none` = the
+  paper's value, `full` = ours). A value a user sets wins over the switch.
+- `size`: the paper's scale, cut to fit a 2-core laptop (`profiles/paper.yaml` sets the paper's value).
+- `cost`: a cut in LLM calls or wall time that changes the rollouts; ours under both planners.
+- `ours`: a design of ours instead of the paper's or beyond it (constrained decoding, the relabeling that verifies);
+  ours under both planners.
+- `silent`: the paper gives no value; ours is the reading written beside it.
+
+Keys of the same sections that follow the paper are in `FAITHFUL` with the paper's value, so that every key of
+`planner`, `retrieval`, `pools`, `collect` and `relabel` is accounted for (tests/planner/test_deviations.py fails on a
+key in neither, and on a faithful key whose value left the paper's). The README's deviations table is generated
+from here (`hindsight deviations --md`), and `profiles/paper.yaml` is checked against `paper_profile()`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping
+
+AUTO = "auto"  # a scaffold key's params value: follow planner.scaffold
+SCAFFOLDS = ("none", "full")  # none: the paper's planner; full: ours (the scaffold's rules on)
+KINDS = ("scaffold", "size", "cost", "ours", "silent")
+SECTIONS = ("planner", "retrieval", "pools", "collect", "relabel")
+
+
+@dataclass(frozen=True)
+class Deviation:
+    """One params key where we depart from the paper (or where it is silent)."""
+
+    key: str  # dotted params key
+    paper: Any  # the paper's value (a description when it has no params form)
+    ours: Any  # our value (for a scaffold key: the value under `scaffold: full`)
+    kind: str  # one of KINDS
+    why: str  # one line: what it does and why
+
+    @property
+    def knowledge(self) -> bool:
+        """Whether it adds task knowledge beyond the few shots (then `planner.scaffold` decides it)."""
+        return self.kind == "scaffold"
+
+
+def _row(key: str, paper: Any, ours: Any, kind: str, why: str) -> Deviation:
+    if kind not in KINDS:
+        raise ValueError(f"deviation {key}: kind must be one of {KINDS}, not {kind!r}")
+    return Deviation(key, paper, ours, kind, why)
+
+
+DEVIATIONS: tuple[Deviation, ...] = (
+    # The scaffold: rules that decide or narrow steps with knowledge of ALFRED's tasks (follow planner.scaffold).
+    _row("planner.goal_gate", False, True, "scaffold",
+         "steps in the order the predicted arguments require (fetch, make the state, deliver, search); the "
+         "1.5B model put a raw apple of a heat task straight into the bin"),
+    _row("planner.legal_scope", "all", "task", "scaffold",
+         "pick up and switch only what the predicted arguments call for"),
+    _row("planner.nav_scope", "all", "task", "scaffold",
+         "walk only to what the predicted arguments call for and to seen containers"),
+    _row("planner.avoid_tried", False, True, "scaffold",
+         "a sub-goal already executed from the same observed state, or a walk that found nothing, is not legal "
+         "again there (the small model opened and closed one box until the cap)"),
+    _row("planner.avoid_repeats", False, True, "scaffold",
+         "a sub-goal that failed since the last success is not proposed again at the root"),
+    _row("planner.allow_stop", True, False, "scaffold",
+         "Stop is not a legal answer (the world ends a solved episode, so Stop can only end one early)"),
+    _row("planner.adapter_options", "all", "lexicon", "scaffold",
+         "the adapter chooses among the values the instruction's words point to, by P(value | word) over the "
+         "21,025 train annotations (paper: an LLM answer over every class; gt_lexicon counts the gt pool only)"),
+    _row("planner.adapter_container_with", False, True, "scaffold",
+         "a container named before 'with' is the movable receptacle (train: right in 1,521 of 1,869)"),
+    _row("planner.adapter_lamp_word", False, True, "scaffold",
+         "a word for the light makes a look-at task, none means no toggle target (train: 2,215 of 2,231)"),
+    _row("planner.adapter_slice_word", False, True, "scaffold",
+         "sliced exactly when a word asks for a slice (train: 2,717 of 2,992 sliced annotations)"),
+    _row("planner.adapter_drop_absent", False, True, "scaffold",
+         "a parent or lamp a walk did not find is no longer offered to the adapter"),
+    _row("planner.adapter_drop_sibling", False, True, "scaffold",
+         "an object a walk did not find is no longer offered once a namesake class is seen"),
+    # The paper's scale, cut for a laptop (profiles/paper.yaml restores it).
+    _row("pools.gt_per_type", 20, 2, "size", "ground-truth trajectories per task type (paper: 140 in all)"),
+    _row("collect.per_type", 20, 1, "size", "practice runs per task type (paper: every ground-truth task)"),
+    _row("retrieval.k", 9, 3, "size", "examples per prompt (paper: 9, as LLM-Planner); 3 keeps CPU prompts short"),
+    _row("planner.max_subgoals", 30, 32, "size", "episode cap: twice the longest mean expert plan (heat, 15.9)"),
+    # Cuts in calls or time that change the rollouts (ours under both planners).
+    _row("planner.deep_proposals", "all", "one", "cost",
+         "a deeper rollout is extended by one proposal of the actor that began it (about 2x fewer calls)"),
+    _row("planner.max_idle", 0, 6, "cost",
+         "an episode ends after 6 sub-goals in a row that lead back to observed states (paper: only the cap)"),
+    _row("planner.reuse_plans", False, True, "cost",
+         "free-text actors write a short plan that deeper expansions reuse (only with legal_actions: false)"),
+    _row("planner.plan_steps", 1, 3, "cost", "sub-goals a free-text actor writes per call (with reuse_plans)"),
+    _row("planner.generator", "llm", "belief", "cost",
+         "the next state from the sub-goal's known effects, no LLM call (paper: an LLM predicts it, as RAFA)"),
+    _row("planner.adapter_observes", True, False, "cost",
+         "the adapter reads the instruction only: one cached prompt per episode (it copied a seen receptacle "
+         "into the parent)"),
+    # Our designs, under both planners.
+    _row("planner.legal_actions", False, True, "ours",
+         "an actor answers one sub-goal among those legal in the (imagined) state, by constrained decoding: the "
+         "stand-in for the paper's BERT mapping of free text"),
+    _row("planner.retry_samples", 0, 1, "ours", "sampled calls for another proposal (only with avoid_repeats)"),
+    _row("planner.adapter_min_share", "-", 0.1, "ours", "with a lexicon: a word points to a value at this share"),
+    _row("retrieval.adapter_k", 0, 7, "ours", "examples in the adapter prompt (paper: K); 0 = K"),
+    _row("pools.gt_navigation", "expert", "object", "ours",
+         "a gt example walks to the object instead of the receptacle that hides it (followable under partial "
+         "observation), kept only when the rewritten plan still solves the task"),
+    _row("relabel.completion", "line", "stepwise", "ours",
+         "one constrained pick per sub-goal among those legal in the replayed world (the 1.5B model's one-line "
+         "plans verified 0 of 7)"),
+    _row("relabel.repair_rounds", 0, 2, "ours", "a completion whose replay fails is repaired from its first failure"),
+    _row("relabel.keep_unverified", True, False, "ours", "only completions that reach the goal on replay are pooled"),
+    _row("relabel.critic_outcome", False, True, "ours",
+         "the critic-sample call is told whether the robot finished (known in hindsight)"),
+    _row("relabel.collapse_repeats", False, True, "ours", "an immediately repeated step is kept once in a trace"),
+    _row("relabel.repair_temperature", "-", 0.7, "ours", "a repair round after a clean but short round samples"),
+    _row("relabel.complete_classes", "all", "task", "ours",
+         "stepwise picks over the classes the task and the expert's plan name"),
+    _row("relabel.complete_guide", "none", "expert", "ours",
+         "stepwise picks never undo progress along the expert's plan (shown, alg. 3 l.9)"),
+    # Where the paper gives no value.
+    _row("planner.depth", "depth of 2", 1, "silent", "U: look-ahead depths beyond the first (U+1 = 2 expansions)"),
+    _row("planner.max_repeat_fails", "-", 3, "silent", "an episode ends when one sub-goal fails alike this often"),
+    _row("planner.actor_tokens", "-", 40, "silent", "token cap of a free-text actor call"),
+    _row("planner.adapter_tokens", "-", 40, "silent", "token cap of an adapter call"),
+    _row("planner.critic_tokens", "-", 12, "silent", "token cap per rollout scored in a critic call"),
+    _row("planner.nav_targets", "-", "any", "silent", "walks to seen or predicted classes (the world explores)"),
+    _row("planner.adapter_order", "-", "mrecep_first", "silent",
+         "the answer names the movable receptacle before the object (object_first = ALFRED's order)"),
+    _row("retrieval.map_threshold", "-", 0.6, "silent", "cosine floor of the mapping of free text to a sub-goal"),
+    _row("relabel.think_tokens", "-", 64, "silent", "token cap of the reflection"),
+    _row("relabel.complete_steps", "-", 16, "silent", "sub-goals one completion round may add"),
+    _row("relabel.complete_tokens", "-", 160, "silent", "token cap of a one-line completion"),
+    _row("relabel.critic_examples", "-", 4, "silent", "gt critic examples shown when writing a critic sample"),
+)
+
+# Keys of the same sections that follow the paper, with the paper's value (or, for a structure, its description).
+FAITHFUL: dict[str, Any] = {
+    "planner.scaffold": "none",
+    "planner.beam": 2,
+    "planner.width": 2,
+    "planner.adapter_every_step": True,
+    "pools.gt_split": "train",
+    "collect.variant": "the hindsight planner (both actors)",
+    "relabel.show_expert": True,
+}
+# Keys whose value is a structure, not a scalar the registry can compare.
+STRUCTURED = frozenset({"collect.variant"})
+
+BY_KEY: dict[str, Deviation] = {d.key: d for d in DEVIATIONS}
+SCAFFOLD_KEYS: tuple[str, ...] = tuple(d.key.split(".", 1)[1] for d in DEVIATIONS
+                                       if d.knowledge and d.key.startswith("planner."))
+
+
+def check_scaffold(value: Any, where: str = "planner.scaffold") -> str:
+    """`value` when it names a scaffold, else a ValueError naming the key and the allowed values."""
+    if value not in SCAFFOLDS:
+        raise ValueError(f"params.yaml: {where} must be one of {SCAFFOLDS}, not {value!r}")
+    return str(value)
+
+
+def resolve(planner: Mapping[str, Any], scaffold: str) -> dict[str, Any]:
+    """The planner section with every scaffold key that reads `auto` (or is absent) set by `scaffold`."""
+    check_scaffold(scaffold)
+    out = dict(planner)
+    for name in SCAFFOLD_KEYS:
+        if out.get(name, AUTO) == AUTO:
+            row = BY_KEY[f"planner.{name}"]
+            out[name] = row.paper if scaffold == "none" else row.ours
+    return out
+
+
+def rules_on(values: Mapping[str, Any]) -> list[str]:
+    """The scaffold keys whose (resolved) value is ours, not the paper's: the rules that act."""
+    return [k for k in SCAFFOLD_KEYS if k in values and values[k] != BY_KEY[f"planner.{k}"].paper]
+
+
+def paper_profile() -> dict[str, dict[str, Any]]:
+    """The params a paper-scale run sets: the paper's planner (`scaffold: none`) and the paper's sizes."""
+    out: dict[str, dict[str, Any]] = {"planner": {"scaffold": "none"}}
+    for d in DEVIATIONS:
+        if d.kind == "size":
+            section, key = d.key.split(".", 1)
+            out.setdefault(section, {})[key] = d.paper
+    return out
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def markdown_table(rows: Iterable[Deviation] = DEVIATIONS) -> str:
+    """The deviations table (README): key, paper, ours, kind, adds task knowledge, why."""
+    lines = ["| params key | paper | ours | kind | adds task knowledge | why |", "|---|---|---|---|---|---|"]
+    for d in rows:
+        lines.append(f"| `{d.key}` | {_cell(d.paper)} | {_cell(d.ours)} | {d.kind} | "
+                     f"{'yes' if d.knowledge else 'no'} | {d.why} |")
+    return "\n".join(lines) + "\n"
