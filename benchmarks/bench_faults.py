@@ -55,6 +55,7 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("PREFECT_LOGGING_LEVEL", "CRITICAL")
 
 from planner.llm.scripted import Fault, Request, ScriptedEndpoint  # noqa: E402
+from planner.variants import PRESETS  # noqa: E402
 from testing.harness import (BIN, REASON, FaultTable, lost_and_duplicated, make_fault,  # noqa: E402
                              output_ids, planner_answer, prefect_server, write_rows, write_with_bad)
 
@@ -152,7 +153,7 @@ def write_params(root: Path, url: str, model: str, *, per_type: int, workers: in
     for role, over in scripted.get("roles", {}).items():
         params["llm"]["roles"][role].update(over)
     params["pools"].update(gt_split="train", gt_per_type=per_type)
-    params["collect"].update(per_type=per_type, variant="llm_planner")
+    params["collect"].update(per_type=per_type, variant=PRESETS["llm_planner"])
     params["planner"].update(max_subgoals=4)
     params["pipeline"].update(workers=workers, task_runner="threads", dask_address=None, max_failure_share=1.0,
                               on_bad_record="fail")

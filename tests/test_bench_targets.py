@@ -88,7 +88,8 @@ def test_gate_targets() -> None:
 def test_adapter_target() -> None:
     m = bench("bench_adapter")
     res = {"lexicon": {"accuracy": {"object_target": 0.90}}, "all": {"accuracy": {"object_target": 0.5}}}
-    assert m.missed_targets(res, "lexicon") == []
-    assert m.missed_targets(res, "all")                                  # the params' mode missed
-    assert m.missed_targets({"lexicon": {"accuracy": {"object_target": 0.89}}}, "lexicon")
+    assert m.missed_targets(res) == []                                   # the scaffold's lexicon: 90% met
+    assert m.missed_targets(res, "all")                                  # a mode checked explicitly
+    assert m.missed_targets({"lexicon": {"accuracy": {"object_target": 0.89}}})
+    assert m.missed_targets({"lexicon": {"accuracy": {"object_target": 0.5}}}, tuned_on=False) == []  # held out
     assert m.missed_targets(res, "other") == []                          # not run: nothing to judge
