@@ -148,6 +148,23 @@ class WorldState:
                             for o in self.objs.values()))
         return (objs, tuple(sorted(self.open.items())), tuple(sorted(self.on.items())), self.at, self.holding)
 
+    def copy(self) -> "WorldState":
+        """An independent copy (objects, holders, flags, place, hand and knowledge); places are shared (frozen)."""
+        out = WorldState.__new__(WorldState)
+        out.places = self.places
+        out.objs = {}
+        for oid, o in self.objs.items():
+            c = Obj(o.id, o.cls, o.parent, o.is_open, o.is_on)
+            c.heated, c.cooled, c.cleaned = o.heated, o.cooled, o.cleaned
+            out.objs[oid] = c
+        out.children = {k: list(v) for k, v in self.children.items()}
+        out.open, out.on = dict(self.open), dict(self.on)
+        out.at, out.holding = self.at, self.holding
+        out.visited = set(self.visited)
+        out.seen_places, out.seen_objs = dict(self.seen_places), dict(self.seen_objs)
+        out.last_visit = dict(self.last_visit)
+        return out
+
     # ------------------------------------------------------------------ changes
     def move(self, o: Obj, parent: str) -> None:
         """Put an object into/onto another holder (HAND: into the agent's hand)."""

@@ -14,6 +14,7 @@ Conventions (documented here because planners rely on them):
 """
 from __future__ import annotations
 
+import copy
 import re
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -143,14 +144,40 @@ class World:
         """A hashable snapshot of the world (objects, containers, toggles, agent place, holding)."""
         return self.state.snapshot()
 
-    # ------------------------------------------------------------------ stepping
-    def step(self, subgoal: str | SubGoal) -> StepResult:
-        """Execute one sub-goal; failures return a short reason and leave the world unchanged."""
+    def fork(self, bounded: bool = True) -> "World":
+        """An independent copy of this episode (same scene, state copied) to try steps on; `bounded=False` lifts
+        ALFRED's failed-action and step budgets (a search counts sub-goals, not those)."""
+        out = copy.copy(self)
+        out.state = self.state.copy()
+        out.nav = copy.copy(self.nav)
+        out.nav.state = out.state
+        out.history = list(self.history)
+        out._obs_cache = None
+        if not bounded:
+            out.max_fails = out.max_steps = 1 << 30
+        return out
+
+    def walk_to(self, place_id: str) -> None:
+        """Full knowledge: walk straight to one place instance (the cost-to-go's walk; the agent's `Navigation C`
+        names a class and may need several to reach a given instance). Counts as one sub-goal."""
+        self.low_steps += self.nav.dist(self.state.at, place_id)
+        self.state.arrive(place_id, self.low_steps)
+        self._version += 1
+        self._done_reason = record_step(self, f"Navigation {self.state.places[place_id].cls}", None, "")
+
+    def attempt(self, subgoal: str | SubGoal) -> str:
+        """`step` without building the observation (for searches over copies): the failure reason, '' when ok."""
         if self._done_reason:
-            return StepResult(False, f"episode is over ({self._done_reason})", self.observe(), True)
+            return f"episode is over ({self._done_reason})"
         sg, reason = run_subgoal(subgoal, self._dispatch)
         self._version += 1
         self._done_reason = record_step(self, subgoal, sg, reason)
+        return reason
+
+    # ------------------------------------------------------------------ stepping
+    def step(self, subgoal: str | SubGoal) -> StepResult:
+        """Execute one sub-goal; failures return a short reason and leave the world unchanged."""
+        reason = self.attempt(subgoal)
         return StepResult(not reason, reason, self.observe(), bool(self._done_reason))
 
     def _dispatch(self, sg: SubGoal) -> str:
