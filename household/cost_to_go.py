@@ -229,6 +229,8 @@ def _search(world: World, limit: int, relevant: bool, known: dict[tuple, int] | 
     start_key = state_key(start)
     if start.success:
         return 0, []
+    if start.done:  # ended without the goal (Stop, or ALFRED's budgets): nothing can reach it any more
+        return None
     best = {start_key: 0}
     parent: dict[tuple, tuple[tuple, str] | None] = {start_key: None}
     tie = count()

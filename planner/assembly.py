@@ -83,22 +83,28 @@ class Planner:
         return BeamResult(action, [{"subgoal": action, "value": None}], [], True)
 
 
+def make_actor(pool: str, task: Task, pools: ExamplePools, client: Any, cfg: PlannerConfig, grounder: Grounder,
+               show_args: bool = True, whole_plans: bool = False, exclude: tuple[str, ...] = ()) -> Actor:
+    """The actor over one pool ('gt' or 'hind') for a task: its K nearest examples (the task's own never)."""
+    examples = pools.retrieve(pool, task.instruction(0), cfg.k, exclude_task=task.id, exclude_ids=exclude)
+    # Actor plans cover the look-ahead; LLM-Planner writes whole plans.
+    return Actor(ROLE_OF_POOL[pool], client, examples, grounder, show_args=show_args,
+                 plan_steps=cfg.max_subgoals if whole_plans else max(cfg.plan_steps, cfg.depth + 1),
+                 max_tokens=cfg.actor_tokens * (3 if whole_plans else 1), reuse_plans=cfg.reuse_plans)
+
+
 def build_planner(task: Task, variant: Variant, pools: ExamplePools, client: Any, cfg: PlannerConfig,
                   leave_out: str = "", grounder: Grounder | None = None) -> Planner:
     """Retrieve the episode's examples and assemble adapter, actors, critic and generator for a variant."""
     text = task.instruction(0)
     exclude = (leave_out,) if leave_out else ()
     grounder = grounder or Grounder(cfg.map_threshold)
-    # Actor plans cover the look-ahead; LLM-Planner writes whole plans.
-    full = variant.search == "replan"
     actors = []
     for pool in variant.actors:
-        examples = pools.retrieve(pool, text, cfg.k, exclude_task=task.id, exclude_ids=exclude)
-        if not examples:  # e.g. no hindsight samples yet (collect stage): the other actors take the width
-            continue
-        actors.append(Actor(ROLE_OF_POOL[pool], client, examples, grounder, show_args=variant.adapter,
-                            plan_steps=cfg.max_subgoals if full else max(cfg.plan_steps, cfg.depth + 1),
-                            max_tokens=cfg.actor_tokens * (3 if full else 1), reuse_plans=cfg.reuse_plans))
+        actor = make_actor(pool, task, pools, client, cfg, grounder, show_args=variant.adapter,
+                           whole_plans=variant.search == "replan", exclude=exclude)
+        if actor.examples:  # e.g. no hindsight samples yet (collect stage): the other actors take the width
+            actors.append(actor)
     adapter = None
     if variant.adapter:
         examples = pools.retrieve("gt", text, cfg.adapter_k or cfg.k, exclude_task=task.id, exclude_ids=exclude)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 from household.expert import expert_plan
@@ -39,6 +39,39 @@ log = logging.getLogger(__name__)
 
 NO_PROPOSAL = "no legal proposal"
 NO_SUBGOAL = "(none)"  # the sub-goal of a step where nothing legal was proposed (the world is not called)
+
+
+@dataclass
+class History:
+    """What the agent did so far, in the forms its prompts show: every executed sub-goal (failed ones with the
+    world's reason inline), the ones that succeeded, and the failures 'SubGoal (reason)'."""
+
+    trace: list[str] = field(default_factory=list)
+    done: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+
+    def record(self, action: str, ok: bool, reason: str) -> None:
+        """Add one executed sub-goal and what the world answered."""
+        self.trace.append(inline_step(action, "" if ok else reason or "failed"))
+        if ok:
+            self.done.append(action)
+        else:
+            self.failed.append(f"{action} ({reason})" if reason else action)
+
+    def context(self, instruction: str, obs: Any, args: dict[str, Any] | None) -> StepContext:
+        """The real state as the actors' prompts show it (`args`: the arguments shown, None for no adapter)."""
+        seen = tuple(classes_of(obs.objects))
+        held = classes_of([obs.holding]) if obs.holding else []
+        return StepContext(instruction, seen, args, tuple(self.done), tuple(self.failed[-2:]),
+                           held[0] if held else "", tuple(self.trace), where_text(seen, obs.located))
+
+
+def paper_legal(obs: Any, args: dict[str, Any] | None, nav_targets: str = "any") -> list[str]:
+    """The paper planner's legal set at a real state: walks to classes seen or named by `args`, interactions with
+    what is here as observed, Stop; no scaffold rule."""
+    seen = tuple(classes_of(obs.objects))
+    held = classes_of([obs.holding]) if obs.holding else []
+    return legal_now(seen, obs.here, held[0] if held else "", named_classes(args), nav_targets, None, True)
 
 
 @dataclass
@@ -93,9 +126,7 @@ def run_episode(task: Task, variant: str | Variant, pools: ExamplePools, client:
     planner = None if spec.search == "expert" else build_planner(task, spec, pools, client, cfg, leave_out)
     expert_queue = list(expert) if spec.search == "expert" else []
     belief = Belief()
-    done: list[str] = []
-    failed: list[str] = []
-    trace: list[str] = []  # every executed sub-goal, failed ones with the world's reason inline (prompt form)
+    history = History()
     visited: set[str] = {env.observe().text()}  # observed states so far (for the no-progress rule)
     tried: dict[str, set[str]] = {}  # observed state -> sub-goals already executed from it (planner.avoid_tried)
     lost: set[str] = set()  # classes a walk found none of (avoid_tried, adapter_drop_*): until one is seen
@@ -113,8 +144,8 @@ def run_episode(task: Task, variant: str | Variant, pools: ExamplePools, client:
         seen = tuple(classes_of(obs.objects))
         # The real observation is authoritative for what is seen, where and held; the belief keeps what was done.
         held = classes_of([obs.holding]) if obs.holding else []
-        belief = replace(belief, seen=seen, holding=held[0] if held else "", done=tuple(done), predicted_fail=(),
-                         location=obs.location or "")
+        belief = replace(belief, seen=seen, holding=held[0] if held else "", done=tuple(history.done),
+                         predicted_fail=(), location=obs.location or "")
         absent = lost - set(seen)  # walked to, none found, none seen since
         pred: dict[str, Any] = {}
         if planner is not None and planner.adapter is not None:
@@ -126,8 +157,7 @@ def run_episode(task: Task, variant: str | Variant, pools: ExamplePools, client:
             n_pred += 1
             for key, ok in args_accuracy(pred, true_args).items():
                 acc_sum[key] += ok
-        ctx = StepContext(instruction, seen, pred if spec.adapter else None, tuple(done), tuple(failed[-2:]),
-                          belief.holding, tuple(trace), where_text(seen, obs.located))
+        ctx = history.context(instruction, obs, pred if spec.adapter else None)
         if planner is not None:
             named = named_classes(pred)
 
@@ -148,7 +178,7 @@ def run_episode(task: Task, variant: str | Variant, pools: ExamplePools, client:
                 return legal
             # What the LLM was left to decide at this real state: the paper planner's legal set (no scaffold rule)
             # against the set the actors answer from (after the scaffold's rules when they are on).
-            options = legal_now(seen, obs.here, belief.holding, named, cfg.nav_targets, None, True)
+            options = paper_legal(obs, pred, cfg.nav_targets)
             offered = legal_for(belief) if cfg.legal_actions and spec.search == "beam" else options
             chooser = chosen_by(len(options), len(offered))
             result = planner.decide(ctx, belief, last_failed, legal_for)
@@ -171,18 +201,16 @@ def run_episode(task: Task, variant: str | Variant, pools: ExamplePools, client:
         action = result.action
         tried.setdefault(obs_text, set()).add(action)
         sr = env.step(action)
-        trace.append(inline_step(action, "" if sr.ok else sr.reason or "failed"))
+        history.record(action, bool(sr.ok), sr.reason or "")
         key = (action, sr.reason or "")
         repeat = fail_counts[key]
         if not sr.ok:
             fail_counts[key] += 1
             if action.startswith("Navigation ") and (sr.reason or "").endswith("not found"):
                 lost.add(action.split(" ", 1)[1])  # the room was explored and none is in view
-            failed.append(f"{action} ({sr.reason})" if sr.reason else action)
             if planner is not None:
                 planner.recent_failures.append(action)
         else:
-            done.append(action)
             belief = belief_step(belief, action)
             if planner is not None:
                 planner.recent_failures.clear()

@@ -220,3 +220,54 @@ class Completion(_Record):
         if not isinstance(data["sample"], Sample):
             data["sample"] = Sample.from_dict(data["sample"])
         return super().from_dict(data)  # type: ignore[return-value]
+
+
+@dataclass(frozen=True)
+class ProbeState(_Record):
+    """A decision state of the probe: a task, the sub-goals executed from its start (the state is their replay),
+    the paper planner's legal set there and the expert's cost-to-go d of the state and of each option."""
+
+    id: str
+    task_id: str
+    task_type: str
+    split: str
+    instruction: str
+    kind: str  # 'recovery' (expert prefix + one wrong step) | 'on_policy' (a reference policy's rollout)
+    wrong: str  # recovery: the wrong step's kind (walk | pickup | put | refused); '' on-policy
+    steps: list[str]  # executed from the start, in order (failed ones included: the world refuses them again)
+    legal: list[str]  # the options, in the order the actor's constraint lists them
+    d: int | None  # cost-to-go of the state (None: no plan within the search's limit)
+    d_options: list[int | None]  # cost-to-go after each option (a refused one leaves the state: its d)
+
+    @classmethod
+    def new(cls, *, task_id: str, task_type: str, split: str, instruction: str, kind: str, wrong: str,
+            steps: list[str], legal: list[str], d: int | None, d_options: list[int | None]) -> "ProbeState":
+        """Build a probe state; the id hashes the task, the kind and the steps."""
+        key = {"task_id": task_id, "kind": kind, "steps": list(steps)}
+        return cls(id=content_id("ps", key), task_id=task_id, task_type=task_type, split=split,
+                   instruction=instruction, kind=kind, wrong=wrong, steps=list(steps), legal=list(legal), d=d,
+                   d_options=list(d_options))
+
+
+@dataclass(frozen=True)
+class ProbePick(_Record):
+    """One configuration's answer at one probe state, scored by the expert's cost-to-go."""
+
+    id: str
+    state_id: str
+    config: str  # actor_gt | actor_hind | random | full_step
+    task_id: str
+    task_type: str
+    kind: str
+    pick: str
+    optimal: bool  # its d is the least among the options
+    progress: int  # d(state) - d(after the pick)
+    regret: int  # d(after the pick) - the least d among the options
+
+    @classmethod
+    def new(cls, *, state_id: str, config: str, task_id: str, task_type: str, kind: str, pick: str, optimal: bool,
+            progress: int, regret: int) -> "ProbePick":
+        """Build a pick; the id hashes the state, the configuration and the pick."""
+        key = {"state_id": state_id, "config": config, "pick": pick}
+        return cls(id=content_id("pk", key), state_id=state_id, config=config, task_id=task_id,
+                   task_type=task_type, kind=kind, pick=pick, optimal=optimal, progress=progress, regret=regret)

@@ -13,6 +13,9 @@ MODULES: dict[str, str] = {
     "pool": "hindsight_pool",
     "evaluate": "evaluate",
     "compare": "comparisons",
+    "probe_reference": "probe_reference",
+    "probe_set": "probe_set",
+    "probe": "probe",
     "report": "report",
 }
 

@@ -223,6 +223,7 @@ class Project:
         params["evaluate"].update(variants={n: PRESETS[n] for n in ("hindsight", "llm_planner", "expert")},
                                   splits=["valid_seen"], per_type=1)
         params["evaluate"].update(compare=[{"a": "hindsight", "b": "llm_planner"}], bootstrap=1000)
+        params["probe"].update(states_per_task=3, on_policy_per_task=3)
         (path / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
         # PYTHONPATH: the stages import the copy's code (a test that edits a file there edits what runs).
         self.env = dict(os.environ, PATH=f"{BIN}:{os.environ['PATH']}", PREFECT_API_URL=prefect_url,

@@ -33,9 +33,10 @@ OUTPUTS = {
 EVAL = {"evaluate@hindsight", "evaluate@llm_planner", "evaluate@expert"}
 READS_HINDSIGHT = {"evaluate@hindsight"}  # the variants whose `pool` is hindsight (llm_planner, expert: gt)
 RESULTS = {"compare@0", "report"}                                # read the evaluations (compare: hindsight vs llm_planner)
-ALL = {"tasks", "gt_pool", "collect", "reflect", "complete", "critic", "pool"} | EVAL | RESULTS
-WORLD = {"gt_pool", "collect", "complete", "critic"} | EVAL      # every stage that steps the world
-LLM = {"collect", "reflect", "complete", "critic"} | EVAL        # every stage that calls the LLM
+PROBE = {"probe_reference", "probe_set", "probe"}                # what a pool is worth at decisions
+ALL = {"tasks", "gt_pool", "collect", "reflect", "complete", "critic", "pool"} | EVAL | RESULTS | PROBE
+WORLD = {"gt_pool", "collect", "complete", "critic"} | EVAL | PROBE  # every stage that steps the world
+LLM = {"collect", "reflect", "complete", "critic"} | EVAL | {"probe_reference", "probe"}  # every stage that calls the LLM
 RELABEL_PROMPTS = {"reflect", "complete", "critic"}              # the relabeling calls
 
 # What each parameter changes: the stages that read it (the next `dvc repro` starts with exactly these).
@@ -75,10 +76,17 @@ RERUNS: dict[str, set[str]] = {
     "evaluate.per_type": EVAL | {"report"},
     "evaluate.max_tasks": EVAL | {"report"},
     "evaluate.compare": {"compare@1", "report"},  # a pair added: only its comparison runs
-    "evaluate.bootstrap": RESULTS,
-    "evaluate.bootstrap_seed": RESULTS,
+    "evaluate.bootstrap": RESULTS | {"probe"},
+    "evaluate.bootstrap_seed": RESULTS | {"probe"},
+    "probe.split": {"probe_reference", "probe_set"},
+    "probe.per_type": {"probe_reference", "probe_set"},
+    "probe.seed": {"probe_reference", "probe_set"},
+    "probe.reference_tasks": {"probe_reference"},
+    "probe.states_per_task": {"probe_set"},
+    "probe.on_policy_per_task": {"probe_set"},
+    "probe.configs": {"probe"},
     "pipeline.on_bad_record": ALL - {"tasks", "report"},  # every stage that reads a pipeline file
-    "pipeline.max_failure_share": LLM,
+    "pipeline.max_failure_share": LLM | {"probe_set"},
     # How items run (one at a time, threads, Dask): the output is the same whatever runs them, so no stage reads it.
     "pipeline.workers": set(),
     "pipeline.task_runner": set(),
@@ -90,8 +98,8 @@ SECTION_RERUNS = {  # every other key of these sections is read by every stage t
     "pools": {"gt_pool"},
     "collect": {"collect"},
     "llm": LLM | {"report"},
-    "retrieval": {"collect", "complete"} | EVAL | {"report"},
-    "planner": {"collect"} | EVAL | {"report"},
+    "retrieval": {"collect", "complete", "probe_reference", "probe"} | EVAL | {"report"},
+    "planner": {"collect", "probe_reference", "probe"} | EVAL | {"report"},
 }
 # One code file per stage (its flow), and shared code: every stage that imports it.
 CODE_RERUNS: dict[str, set[str]] = {
@@ -302,15 +310,15 @@ def test_keep_unverified_reruns_pool_and_evaluation_only(module_project) -> None
     module_project.set_param("relabel.keep_unverified", True)
     out = module_project.run("dvc", "repro")
     # The pool changes (the unverified completion and critic sample join it), so the evaluations that read it rerun
-    # (not llm_planner's or the expert's: their `pool` is gt), and what reads the evaluations.
-    assert ran_stages(out.stdout) == {"pool"} | READS_HINDSIGHT | RESULTS, out.stdout[-3000:]
+    # (not llm_planner's or the expert's: their `pool` is gt), the probe, and what reads the evaluations.
+    assert ran_stages(out.stdout) == {"pool", "probe"} | READS_HINDSIGHT | RESULTS, out.stdout[-3000:]
     pooled = read_jsonl(module_project.path / "data/pools/hindsight.jsonl", "sample").records
     assert sorted((r["kind"], r["task_type"], r["verified"]) for r in pooled) == sorted([
         ("critic", FAIL_TYPE, False), ("critic", VERIFY_TYPE, True),
         ("hindsight", FAIL_TYPE, False), ("hindsight", VERIFY_TYPE, True)])
     module_project.set_param("relabel.keep_unverified", False)
     back = module_project.run("dvc", "repro")
-    assert ran_stages(back.stdout) == {"pool"} | READS_HINDSIGHT | RESULTS, back.stdout[-3000:]
+    assert ran_stages(back.stdout) == {"pool", "probe"} | READS_HINDSIGHT | RESULTS, back.stdout[-3000:]
     assert len(read_jsonl(module_project.path / "data/pools/hindsight.jsonl", "sample").records) == 2
     assert changed_stages(module_project) == set()
 

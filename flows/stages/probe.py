@@ -1,0 +1,109 @@
+"""Stage `probe`: every configuration of `probe.configs` answers once at every probe state, constrained to its legal
+set with the prompt `run_episode` builds there; each pick scored by the expert's cost-to-go (planner/probe.py).
+
+Configurations: `actor_gt` (Actor_gt over the gt pool), `actor_hind` (Actor_hind over the hindsight pool; with an
+empty pool it answers without examples), `random` (a seeded uniform pick: the floor). Writes data/probe/picks.jsonl,
+metrics/probe/<config>.json (optimal-pick rate and mean regret with 95% task-resampled intervals, by state kind and
+task type) and metrics/probe/actor_hind_vs_actor_gt.json (paired: McNemar on optimal picks, regret interval).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from prefect import flow
+
+from flows.runtime.declared import output
+from flows.runtime.items import Planned, StagePlan
+from flows.runtime.llm_stage import run_llm_stage
+from flows.runtime.params import load_params, on_bad, section, stage_params
+from flows.runtime.stage_io import GT_POOL, HINDSIGHT_POOL, read_input
+from flows.runtime.workspace import path
+from pools.jsonl import read_jsonl, write_json
+
+STATES = output("probe_set")
+CONFIGS = ("actor_gt", "actor_hind", "random")
+POOL_OF = {"actor_gt": "gt", "actor_hind": "hind"}
+PAIRS = (("actor_hind", "actor_gt"),)
+
+
+def configs(params: dict[str, Any]) -> list[str]:
+    """`probe.configs`, each one of CONFIGS (an unknown one is an error naming it)."""
+    got = list(section(params, "probe")["configs"])
+    bad = [c for c in got if c not in CONFIGS]
+    if bad:
+        raise ValueError(f"params.yaml: probe.configs: unknown configuration {bad[0]!r}; expected some of {CONFIGS}")
+    return got
+
+
+def plan(params: dict[str, Any], policy: str) -> Planned:
+    """One item per (configuration, state) and how to answer one."""
+    from household.tasks import get_task
+    from planner.assembly import make_actor
+    from planner.config import PlannerConfig
+    from planner.examples import ExamplePools
+    from planner.grounding import Grounder
+    from planner.probe import actor_pick, random_pick, score
+    from pools.records import ProbePick, ProbeState
+
+    states = read_input(STATES, "probe_state", policy)
+    gt = read_input(GT_POOL, "sample", policy)
+    hind = read_input(HINDSIGHT_POOL, "sample", policy)
+    pools = ExamplePools.from_records(gt.records, hind.records)
+    cfg = PlannerConfig.from_params({k: params[k] for k in ("world", "retrieval", "planner")}, scaffold="none")
+    seed = int(section(params, "world")["seed"])
+    grounder = Grounder(cfg.map_threshold)
+    items = [(f"{c}:{s['id']}", {"config": c, "state": s}) for c in configs(params) for s in states.records]
+
+    def work(client: Any, payload: dict[str, Any]) -> dict[str, Any]:
+        state = ProbeState.from_dict(payload["state"])
+        config = payload["config"]
+        task = get_task(state.task_id)
+        if config == "random":
+            pick = random_pick(state, seed)
+        else:
+            actor = make_actor(POOL_OF[config], task, pools, client, cfg, grounder)
+            pick = actor_pick(actor, task, state, cfg, seed)
+            if pick is None:
+                raise ValueError(f"{config} gave no answer at probe state {state.id}")
+        optimal, progress, regret = score(state, pick)
+        return ProbePick.new(state_id=state.id, config=config, task_id=state.task_id, task_type=state.task_type,
+                             kind=state.kind, pick=pick, optimal=optimal, progress=progress, regret=regret).to_dict()
+
+    return Planned(items, work, quarantined=len(states.rejected) + len(gt.rejected) + len(hind.rejected))
+
+
+@flow(name="probe")
+def probe_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
+    """Ask every configuration at every probe state; write the picks, each configuration's figures and the pairs."""
+    from pools.probe_metrics import paired, summary
+
+    params = stage_params("probe", params)
+    recipe = StagePlan(plan, (params, policy))
+    planned = recipe()
+    out = output("probe")
+    result = run_llm_stage("probe", params, planned.items, planned.work, out, "probe_pick",
+                           (STATES, GT_POOL, HINDSIGHT_POOL), quarantined=planned.quarantined, plan=recipe)
+    picks = read_jsonl(path(out), "probe_pick").records
+    ev = section(params, "evaluate")
+    samples, seed = int(ev["bootstrap"]), int(ev["bootstrap_seed"])
+    by_config = {c: [p for p in picks if p["config"] == c] for c in configs(params)}
+    folder = path("metrics/probe")
+    for stale in folder.glob("*.json"):
+        stale.unlink()
+    for config, rows in by_config.items():
+        write_json(folder / f"{config}.json", summary(config, rows, samples, seed), "probe_metrics")
+    for a, b in PAIRS:
+        if a in by_config and b in by_config:
+            write_json(folder / f"{a}_vs_{b}.json", paired(a, by_config[a], b, by_config[b], samples, seed),
+                       "probe_compare")
+    return result
+
+
+def main(item: str | None = None, on_bad_record: str | None = None) -> None:
+    """Entry point for `hindsight stage probe`."""
+    params = load_params()
+    probe_flow(params, on_bad(params, on_bad_record))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,62 @@
+"""Stage `probe_reference`: the reference policy's episodes on probe tasks, whose states are the probe's on-policy
+states. The reference is the paper's planner without hindsight (Actor_gt, the gt critic): it reads no pool under
+test, so two hindsight pools are probed on the same states."""
+from __future__ import annotations
+
+from typing import Any
+
+from prefect import flow
+
+from flows.runtime.declared import output
+from flows.runtime.items import Planned, StagePlan
+from flows.runtime.llm_stage import run_llm_stage
+from flows.runtime.params import load_params, on_bad, section, stage_params
+from flows.runtime.stage_io import GT_POOL, TASKS, read_input
+
+# The reference policy: the paper's planner (scaffold none) with Actor_gt and the gt critic only.
+REFERENCE = {"actors": ["gt"], "critic": "critic_gt", "adapter": True, "search": "beam", "pool": "gt",
+             "planner": {"scaffold": "none"}}
+
+
+def plan(params: dict[str, Any], policy: str) -> Planned:
+    """The reference episodes (one per reference task) and how to run one."""
+    from planner.config import PlannerConfig
+    from planner.examples import ExamplePools
+    from planner.loop import run_episode
+    from planner.probe import probe_tasks, reference_tasks
+    from planner.variants import Variant
+
+    probe = section(params, "probe")
+    tasks = read_input(TASKS, "task", policy)
+    gt = read_input(GT_POOL, "sample", policy)
+    chosen = reference_tasks(probe_tasks(tasks.records, gt.records, probe["split"], int(probe["per_type"]),
+                                         int(probe["seed"])), int(probe["reference_tasks"]), int(probe["seed"]))
+    variant = Variant.parse("reference", REFERENCE, where="probe")
+    cfg = PlannerConfig.from_params({k: params[k] for k in ("world", "retrieval", "planner")}, variant=variant)
+    pools = ExamplePools.from_records(gt.records)
+    by_id = {t.id: t for t in chosen}
+
+    def work(client: Any, task_id: str) -> dict[str, Any]:
+        return run_episode(by_id[task_id], variant, pools, client, cfg).to_dict()
+
+    return Planned([(t.id, t.id) for t in chosen], work, quarantined=len(tasks.rejected) + len(gt.rejected))
+
+
+@flow(name="probe_reference")
+def probe_reference_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
+    """Run the reference policy on the probe's reference tasks; write their rollouts."""
+    params = stage_params("probe_reference", params)
+    recipe = StagePlan(plan, (params, policy))
+    planned = recipe()
+    return run_llm_stage("probe_reference", params, planned.items, planned.work, output("probe_reference"),
+                         "rollout", (TASKS, GT_POOL), quarantined=planned.quarantined, plan=recipe)
+
+
+def main(item: str | None = None, on_bad_record: str | None = None) -> None:
+    """Entry point for `hindsight stage probe_reference`."""
+    params = load_params()
+    probe_reference_flow(params, on_bad(params, on_bad_record))
+
+
+if __name__ == "__main__":
+    main()

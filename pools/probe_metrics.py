@@ -1,0 +1,74 @@
+"""The probe's figures over pick records: the optimal-pick rate and the mean regret with 95% intervals that resample
+tasks (the states of one task are correlated), by state kind and task type; and paired comparisons of two
+configurations on the states both answered (McNemar on optimal picks, a task-resampled interval on regret).
+Pure arithmetic on records: no world, no LLM."""
+from __future__ import annotations
+
+from typing import Any, Iterable, Mapping, Sequence
+
+import numpy as np
+
+from pools.metrics import group_by
+from pools.stats import bootstrap_ci, mcnemar_exact, ratio
+
+Row = Mapping[str, Any]
+
+
+def _by_task(rows: Sequence[Row], value: Any) -> tuple[list[float], list[float]]:
+    """Per task: the sum of `value(row)` and the number of rows (the columns a task-resampling bootstrap draws)."""
+    sums: dict[str, float] = {}
+    counts: dict[str, float] = {}
+    for r in rows:
+        sums[r["task_id"]] = sums.get(r["task_id"], 0.0) + float(value(r))
+        counts[r["task_id"]] = counts.get(r["task_id"], 0.0) + 1.0
+    keys = sorted(sums)
+    return [sums[k] for k in keys], [counts[k] for k in keys]
+
+
+def rates(rows: Sequence[Row], samples: int, seed: int) -> dict[str, Any]:
+    """States, optimal-pick rate, mean regret and mean progress, the first two with 95% task-resampled intervals."""
+    n = len(rows)
+    if not n:
+        return {"states": 0, "tasks": 0, "optimal": 0.0, "optimal_ci": [0.0, 0.0], "regret": 0.0,
+                "regret_ci": [0.0, 0.0], "progress": 0.0}
+    opt_sum, counts = _by_task(rows, lambda r: r["optimal"])
+    reg_sum, _ = _by_task(rows, lambda r: r["regret"])
+    stat = lambda s: ratio(s[0], s[1])  # noqa: E731 - sum over the drawn tasks / their states
+    return {"states": n, "tasks": len(counts),
+            "optimal": round(sum(r["optimal"] for r in rows) / n, 4),
+            "optimal_ci": bootstrap_ci([opt_sum, counts], stat, samples, seed),
+            "regret": round(sum(r["regret"] for r in rows) / n, 4),
+            "regret_ci": bootstrap_ci([reg_sum, counts], stat, samples, seed),
+            "progress": round(sum(r["progress"] for r in rows) / n, 4)}
+
+
+def summary(config: str, rows: Sequence[Row], samples: int, seed: int) -> dict[str, Any]:
+    """metrics/probe/<config>.json: overall, by state kind and by task type."""
+    return {"config": config, **rates(rows, samples, seed),
+            "by_kind": {k: rates(g, samples, seed) for k, g in group_by(rows, lambda r: r["kind"]).items()},
+            "by_type": {t: rates(g, samples, seed) for t, g in group_by(rows, lambda r: r["task_type"]).items()}}
+
+
+def paired(a: str, rows_a: Iterable[Row], b: str, rows_b: Iterable[Row], samples: int, seed: int) -> dict[str, Any]:
+    """A vs B on the states both answered: the 2x2 table of optimal picks, McNemar's exact p, and the differences
+    A - B of the optimal rate and the mean regret with 95% intervals resampling tasks."""
+    pa = {r["state_id"]: r for r in rows_a}
+    pb = {r["state_id"]: r for r in rows_b}
+    common = sorted(set(pa) & set(pb))
+    pairs = [(pa[s], pb[s]) for s in common]
+    table = {"both": 0, "only_a": 0, "only_b": 0, "neither": 0}
+    for x, y in pairs:
+        table[{(True, True): "both", (True, False): "only_a", (False, True): "only_b",
+               (False, False): "neither"}[(bool(x["optimal"]), bool(y["optimal"]))]] += 1
+    rows = [{"task_id": x["task_id"], "opt": int(x["optimal"]) - int(y["optimal"]), "reg": x["regret"] - y["regret"]}
+            for x, y in pairs]
+    opt_sum, counts = _by_task(rows, lambda r: r["opt"])
+    reg_sum, _ = _by_task(rows, lambda r: r["reg"])
+    n = len(rows)
+    stat = lambda s: ratio(s[0], s[1])  # noqa: E731
+    return {"a": a, "b": b, "states": n, "tasks": len(counts), "table": table,
+            "mcnemar_p": mcnemar_exact(table["only_a"], table["only_b"]),
+            "optimal_diff": round(float(np.sum(opt_sum)) / n, 4) if n else 0.0,
+            "optimal_diff_ci": bootstrap_ci([opt_sum, counts], stat, samples, seed) if n else [0.0, 0.0],
+            "regret_diff": round(float(np.sum(reg_sum)) / n, 4) if n else 0.0,
+            "regret_diff_ci": bootstrap_ci([reg_sum, counts], stat, samples, seed) if n else [0.0, 0.0]}
