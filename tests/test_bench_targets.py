@@ -85,6 +85,12 @@ def test_gate_targets() -> None:
     assert m.missed({**sample, "successes": 1, "task_set": "heldout"}) == []  # nor another sample
 
 
+def test_probe_target() -> None:
+    m = bench("bench_probe")
+    assert m.missed_targets(200, 20 * 60) == [] and m.missed_targets(200, 20 * 60 + 1)
+    assert m.missed_targets(120, 3600) == []  # a smaller run is not the target's size
+
+
 def test_adapter_target() -> None:
     m = bench("bench_adapter")
     res = {"lexicon": {"accuracy": {"object_target": 0.90}}, "all": {"accuracy": {"object_target": 0.5}}}

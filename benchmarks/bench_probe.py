@@ -1,0 +1,138 @@
+"""The probe's cost and figures: recovery states of valid_seen tasks outside the dev set and the pools, answered by
+Actor_gt, Actor_hind and a seeded random pick with the params' model (planner/probe.py, as the `probe` stage does).
+
+    .venv/bin/python benchmarks/bench_probe.py [--per-type 8] [--states-per-task 4] [--hindsight-pool FILE]
+        [--configs actor_gt,actor_hind,random] [--params params.yaml] [--out FILE] [--json]
+
+The gt pool is drawn as the `gt_pool` stage draws it; the hindsight pool is read from `--hindsight-pool` (empty when
+the file is missing: Actor_hind answers without examples). A fresh response cache makes every call paid. Prints the
+number of states (and where d was undefined), the seconds to build them, each configuration's optimal-pick rate and
+mean regret with 95% task-resampled intervals (overall and by wrong-step kind), the seconds per answer, and
+Actor_hind vs Actor_gt paired. Target (issue 27): 200 states answered by Actor_gt, Actor_hind and random in at most
+20 minutes on 2 cores (exit 1 on a miss when at least 200 states ran).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+TARGET_STATES, TARGET_SECONDS = 200, 20 * 60
+
+
+def missed_targets(states: int, seconds: float) -> list[str]:
+    """The cost target, when the run was the target's size."""
+    if states >= TARGET_STATES and seconds > TARGET_SECONDS:
+        return [f"{states} states answered in {seconds / 60:.1f} min > {TARGET_SECONDS / 60:.0f} min"]
+    return []
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--params", default="params.yaml")
+    ap.add_argument("--per-type", type=int, default=8, help="probe tasks per task type")
+    ap.add_argument("--states-per-task", type=int, default=4)
+    ap.add_argument("--split", default="valid_seen")
+    ap.add_argument("--hindsight-pool", default="data/pools/hindsight.jsonl")
+    ap.add_argument("--configs", default="actor_gt,actor_hind,random")
+    ap.add_argument("--out", default=None, help="also write the states and picks as JSON here")
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args(argv)
+
+    from flows.runtime.workspace import configure
+    configure()
+    from benchmarks.sample import gt_pool
+    from flows.runtime.llm_stage import llm_client
+    from flows.runtime.params import load_params
+    from household.tasks import get_task, load_tasks
+    from planner.assembly import make_actor
+    from planner.config import PlannerConfig
+    from planner.examples import ExamplePools
+    from planner.grounding import Grounder
+    from planner.probe import actor_pick, probe_tasks, random_pick, recovery_states, score
+    from pools.jsonl import read_jsonl
+    from pools.probe_metrics import paired, summary
+    from pools.records import CriticSample, Sample
+
+    params = load_params(args.params)
+    seed = int(params["world"]["seed"])
+    gt, critic = gt_pool(params)
+    hind: list[Sample] = []
+    if Path(args.hindsight_pool).exists():
+        rows = read_jsonl(Path(args.hindsight_pool), "sample").records
+        hind = [Sample.from_dict(r) for r in rows if r["kind"] == "hindsight"]
+        critic += [CriticSample.from_dict(r) for r in rows if r["kind"] == "critic"]
+    pools = ExamplePools(gt=gt, hind=hind, critic=critic)
+    cfg = PlannerConfig.from_params(params, scaffold="none")
+    rows = [{"id": t.id, "split": t.split, "task_type": t.task_type} for t in load_tasks(args.split)]
+    tasks = probe_tasks(rows, [s.to_dict() for s in gt], args.split, args.per_type, seed)
+    t0 = time.perf_counter()
+    states = [s for t in tasks for s in recovery_states(t, args.states_per_task, cfg, seed,
+                                                         random.Random(f"{seed}:recovery:{t.id}"), {})]
+    build_seconds = time.perf_counter() - t0
+    print(f"{len(states)} states of {len(tasks)} tasks in {build_seconds:.0f} s", file=sys.stderr, flush=True)
+    picks: dict[str, list[dict[str, Any]]] = {}
+    seconds: dict[str, float] = {}
+    grounder = Grounder(cfg.map_threshold)
+    with tempfile.TemporaryDirectory() as cache, llm_client(params, cache_dir=Path(cache)) as client:
+        client.complete("actor", "warm-up", max_tokens=1)  # start the server outside the timings
+        pools.retrieve("gt", "warm-up", 1)
+        for config in args.configs.split(","):
+            t1, rows_ = time.perf_counter(), []
+            for state in states:
+                task = get_task(state.task_id)
+                if config == "random":
+                    pick = random_pick(state, seed)
+                else:
+                    actor = make_actor({"actor_gt": "gt", "actor_hind": "hind"}[config], task, pools, client, cfg,
+                                       grounder)
+                    pick = actor_pick(actor, task, state, cfg, seed) or "Stop"
+                optimal, progress, regret = score(state, pick)
+                rows_.append({"state_id": state.id, "task_id": state.task_id, "task_type": state.task_type,
+                              "kind": state.kind, "wrong": state.wrong, "pick": pick, "optimal": optimal,
+                              "progress": progress, "regret": regret})
+            picks[config], seconds[config] = rows_, time.perf_counter() - t1
+            print(f"{config}: done in {seconds[config]:.0f} s", file=sys.stderr, flush=True)
+    samples, bseed = int(params["evaluate"]["bootstrap"]), int(params["evaluate"]["bootstrap_seed"])
+    figures = {c: {**summary(c, r, samples, bseed), "seconds": round(seconds[c], 1),
+                   "by_wrong": {w: summary(c, [x for x in r if x["wrong"] == w], samples, bseed)["optimal"]
+                                for w in sorted({x["wrong"] for x in r})}} for c, r in picks.items()}
+    pair = paired("actor_hind", picks["actor_hind"], "actor_gt", picks["actor_gt"], samples, bseed) \
+        if {"actor_hind", "actor_gt"} <= set(picks) else None
+    total = sum(seconds.values())
+    out = {"split": args.split, "tasks": len(tasks), "states": len(states),
+           "d_undefined": sum(s.d is None for s in states), "build_seconds": round(build_seconds, 1),
+           "answer_seconds": round(total, 1), "gt_examples": len(gt), "hindsight_examples": len(hind),
+           "configs": figures, "paired": pair}
+    if args.out:
+        Path(args.out).write_text(json.dumps({**out, "states_rows": [s.to_dict() for s in states], "picks": picks},
+                                             indent=1) + "\n")
+    if args.json:
+        print(json.dumps(out, indent=1))
+    else:
+        print(f"{args.split}: {len(states)} recovery states of {len(tasks)} tasks (d undefined in "
+              f"{out['d_undefined']}), built in {build_seconds:.0f} s; {len(gt)} gt / {len(hind)} hindsight examples")
+        for c, f in figures.items():
+            print(f"{c:10s} optimal {f['optimal']:.0%} {f['optimal_ci']}  regret {f['regret']:.2f} {f['regret_ci']}  "
+                  f"{f['seconds']:.0f} s  by wrong step {f['by_wrong']}")
+        if pair:
+            t = pair["table"]
+            print(f"actor_hind vs actor_gt on {pair['states']} states ({pair['tasks']} tasks): optimal diff "
+                  f"{pair['optimal_diff']:+.1%} {pair['optimal_diff_ci']}, regret diff {pair['regret_diff']:+.2f} "
+                  f"{pair['regret_diff_ci']}; both {t['both']}, only hind {t['only_a']}, only gt {t['only_b']}, "
+                  f"neither {t['neither']}; McNemar p = {pair['mcnemar_p']:.3f}")
+    missed = missed_targets(len(states), total)
+    print("targets met (or not the target's size)" if not missed else "TARGETS MISSED:\n  " + "\n  ".join(missed),
+          file=sys.stderr)
+    return 1 if missed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
