@@ -10,22 +10,9 @@ from planner.config import PlannerConfig
 from planner.examples import ExamplePools
 from planner.generator import Belief, LLMGenerator
 from planner.loop import run_episode
-from planner.gt import build_gt_samples
 from planner.llm.scripted import ScriptedEndpoint, grammar_choices
-from tests.planner.helpers import ListIndex
 
 import planner.llm.client as llm_client  # a broken import must fail the suite, never skip it
-
-
-@pytest.fixture(scope="module")
-def task():
-    return next(t for t in load_tasks("valid_seen") if t.task_type == "pick_and_place_simple")
-
-
-@pytest.fixture(scope="module")
-def pools():
-    train = [t for t in load_tasks("train") if t.task_type == "pick_and_place_simple"][:2]
-    return ExamplePools(gt=build_gt_samples(train), index_factory=ListIndex)
 
 
 def test_repeated_identical_failures_end_the_episode(task, pools, tmp_path):

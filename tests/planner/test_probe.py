@@ -6,34 +6,20 @@ import random
 import re
 from dataclasses import replace
 
-import pytest
-
 from household.tasks import load_tasks
 from planner.assembly import make_actor
 from planner.config import PlannerConfig
 from planner.examples import ExamplePools
-from planner.gt import build_gt_samples
 from planner.grounding import Grounder
 from planner.llm.client import LLMClient
 from planner.llm.scripted import ScriptedEndpoint, grammar_choices
 from planner.loop import run_episode
 from planner.parsing import format_args
 from planner.probe import actor_pick, make_state, recovery_states, score
-from pools.records import ProbeState, Sample
+from pools.records import Sample
 from tests.planner.helpers import ListIndex
 
 CFG = PlannerConfig(k=2, width=1, max_subgoals=6, scaffold="none")
-
-
-@pytest.fixture(scope="module")
-def task():
-    return next(t for t in load_tasks("valid_seen") if t.task_type == "pick_and_place_simple")
-
-
-@pytest.fixture(scope="module")
-def pools():
-    train = [t for t in load_tasks("train") if t.task_type == "pick_and_place_simple"][:2]
-    return ExamplePools(gt=build_gt_samples(train), index_factory=ListIndex)
 
 
 def test_the_probe_asks_with_the_prompt_the_episode_built(task, pools, tmp_path):
