@@ -72,3 +72,21 @@ def paired(a: str, rows_a: Iterable[Row], b: str, rows_b: Iterable[Row], samples
             "optimal_diff_ci": bootstrap_ci([opt_sum, counts], stat, samples, seed) if n else [0.0, 0.0],
             "regret_diff": round(float(np.sum(reg_sum)) / n, 4) if n else 0.0,
             "regret_diff_ci": bootstrap_ci([reg_sum, counts], stat, samples, seed) if n else [0.0, 0.0]}
+
+
+def paired_text(result: Mapping[str, Any]) -> str:
+    """A paired probe comparison as `hindsight compare --probe` prints it."""
+    t = result["table"]
+    return (f"{result['a']} (A) vs {result['b']} (B): {result['states']} probe states both answered, "
+            f"{result['tasks']} tasks; intervals resample tasks\n"
+            f"optimal picks A - B: {100 * result['optimal_diff']:+.1f} points {result['optimal_diff_ci']}; "
+            f"regret A - B: {result['regret_diff']:+.2f} {result['regret_diff_ci']}\n"
+            f"both optimal {t['both']}, only A {t['only_a']}, only B {t['only_b']}, neither {t['neither']}; "
+            f"McNemar exact p = {result['mcnemar_p']:.3f}")
+
+
+def config_text(figures: Mapping[str, Any]) -> str:
+    """One configuration's probe figures on one line (pools diff, the report's notes)."""
+    return (f"{figures['config']}: {figures['states']} states ({figures['tasks']} tasks), optimal "
+            f"{100 * figures['optimal']:.1f}% {figures['optimal_ci']}, regret {figures['regret']:.2f} "
+            f"{figures['regret_ci']}")

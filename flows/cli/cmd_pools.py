@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import Any
 
 from flows.runtime.workspace import project_dir
 
@@ -42,5 +43,45 @@ def _diff(args: argparse.Namespace) -> int:
         print(f"hindsight pools diff: {exc}", file=sys.stderr)
         return 2
     result = diff_pools(args.pool, args.rev_a, recs_a, man_a, args.rev_b, recs_b, man_b)
-    print(json.dumps(result.to_json(), indent=2) if args.json else result.to_text())
+    probe = probe_figures(repo, args.rev_a, args.rev_b)
+    if args.json:
+        print(json.dumps({**result.to_json(), "probe": probe}, indent=2))
+    else:
+        print(result.to_text())
+        print(probe["text"])
     return 0
+
+
+def probe_figures(repo: Any, rev_a: str, rev_b: str) -> dict[str, Any]:
+    """What the probe said of each version (data/probe/picks.jsonl there): each configuration's figures, and
+    Actor_hind of B vs of A paired on the states both answered; a note where a version has no probe."""
+    from flows.runtime.params import ParamsError, load_params
+    from flows.stages.comparisons import bootstrap
+    from pools.jsonl import RecordError
+    from pools.probe_metrics import config_text, paired, paired_text, summary
+    from pools.versions import VersionError, load_records
+
+    try:
+        samples, seed = bootstrap(load_params())
+    except ParamsError:
+        samples, seed = 10000, 0
+    out: dict[str, Any] = {"versions": {}, "actor_hind": None}
+    lines = ["", "probe (data/probe/picks.jsonl):"]
+    picks: dict[str, list[dict[str, Any]]] = {}
+    for rev in (rev_a, rev_b):
+        try:
+            picks[rev] = load_records(repo, "data/probe/picks.jsonl", rev, "probe_pick")
+        except (VersionError, RecordError) as exc:
+            lines.append(f"  {rev}: no probe ({exc})")
+            continue
+        figures = {c: summary(c, [p for p in picks[rev] if p["config"] == c], samples, seed)
+                   for c in sorted({p["config"] for p in picks[rev]})}
+        out["versions"][rev] = figures
+        lines += [f"  {rev}: {config_text(f)}" for f in figures.values()]
+    hind = {rev: [p for p in rows if p["config"] == "actor_hind"] for rev, rows in picks.items()}
+    if len(hind) == 2 and all(hind.values()):
+        out["actor_hind"] = paired(f"actor_hind@{rev_b}", hind[rev_b], f"actor_hind@{rev_a}", hind[rev_a], samples,
+                                   seed)
+        lines += ["  " + line for line in paired_text(out["actor_hind"]).splitlines()]
+    out["text"] = "\n".join(lines)
+    return out

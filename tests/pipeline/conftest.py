@@ -221,7 +221,7 @@ class Project:
         params["relabel"].update(keep_unverified=False)
         params["planner"].update(max_subgoals=6)
         params["evaluate"].update(variants={n: PRESETS[n] for n in ("hindsight", "llm_planner", "expert")},
-                                  splits=["valid_seen"], per_type=1)
+                                  splits=["valid_seen"], per_type=1, max_tasks=0)
         params["evaluate"].update(compare=[{"a": "hindsight", "b": "llm_planner"}], bootstrap=1000)
         params["probe"].update(states_per_task=3, on_policy_per_task=3)
         (path / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))

@@ -238,6 +238,16 @@ def test_repro_runs_every_stage_and_pools_only_what_verifies(module_project) -> 
     page = (module_project.path / "report/index.html").read_text(encoding="utf-8")
     assert 'id="variants-table"' in page and 'id="sr-by-type"' in page and page.count('class="episode"') == 6
 
+    # The probe: states of both kinds, every configuration's picks and figures, Actor_hind vs Actor_gt paired.
+    states = read_jsonl(module_project.path / "data/probe/states.jsonl", "probe_state").records
+    assert {s["kind"] for s in states} == {"recovery", "on_policy"} and all(len(s["legal"]) >= 2 for s in states)
+    for config in ("actor_gt", "actor_hind", "random"):
+        figures = read_json(module_project.path / f"metrics/probe/{config}.json", "probe_metrics")
+        assert figures["states"] == len(states) and 0 <= figures["optimal"] <= 1, figures
+    read_json(module_project.path / "metrics/probe/actor_hind_vs_actor_gt.json", "probe_compare")
+    shown = module_project.run("hindsight", "compare", "--probe", "actor_hind", "actor_gt").stdout
+    assert f"{len(states)} probe states both answered" in shown and "McNemar" in shown, shown
+
     # DVC sees the metrics each evaluate stage wrote (and the stage summaries), with the values on disk.
     shown = json.loads(module_project.run("dvc", "metrics", "show", "--json").stdout)
     files = next(iter(shown.values()))["data"]
