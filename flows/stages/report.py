@@ -43,6 +43,8 @@ class ReportData:
     bootstrap: dict[str, int]
     notes: list[str] = field(default_factory=list)  # what is missing and why
     task_set: str = ""  # the evaluated tasks: which set (evaluate.task_set) of which splits
+    probe: list[dict[str, Any]] = field(default_factory=list)  # metrics/probe/<config>.json
+    probe_pairs: list[dict[str, Any]] = field(default_factory=list)  # metrics/probe/<a>_vs_<b>.json
 
 
 def _rates(rows: list[dict[str, Any]], timings: dict[str, Any], samples: int, seed: int) -> dict[str, Any]:
@@ -138,9 +140,16 @@ def gather(root: Path, params: dict[str, Any]) -> ReportData:
         notes.append("no pool manifest under data/pools/ (the gt_pool and pool stages write them)")
     task_set = (f"{ev.get('task_set', 'all')} (outside the dev set, household/data/dev_set.json)"
                 if ev.get("task_set", "all") == "heldout" else str(ev.get("task_set", "all")))
+    probe, probe_pairs = [], []
+    for file in sorted((root / "metrics" / "probe").glob("*.json")):
+        pair = "_vs_" in file.stem
+        try:
+            (probe_pairs if pair else probe).append(read_json(file, "probe_compare" if pair else "probe_metrics"))
+        except RecordError as exc:
+            notes.append(f"probe figures {file.name}: {exc}")
     return ReportData(splits, variants, comparisons, pools, _truth([r for v in variants for r in v.rollouts]),
                       _settings(params), {"samples": samples, "seed": seed}, notes,
-                      f"{task_set} tasks of {', '.join(splits)}")
+                      f"{task_set} tasks of {', '.join(splits)}", probe, probe_pairs)
 
 
 def write_report(root: Path, out: Path, params: dict[str, Any] | None = None) -> ReportData:

@@ -278,6 +278,28 @@ def settings_section(data: "ReportData") -> str:
     return models + f"<details><summary>planner, retrieval and evaluation settings</summary>{_table(['param', 'value'], flat)}</details>"
 
 
+def probe_section(data: "ReportData") -> str:
+    """Each probe configuration's optimal-pick rate and regret (overall and by state kind), and the pairs."""
+    if not data.probe:
+        return '<p class="note">No probe figures (metrics/probe/: stages probe_set and probe).</p>'
+    kinds = sorted({k for f in data.probe for k in f["by_kind"]})
+    head = ["configuration", "states", "tasks", "optimal picks [95% CI]", "mean regret [95% CI]",
+            *(f"optimal, {k}" for k in kinds)]
+    rows = [[_e(f["config"]), str(f["states"]), str(f["tasks"]), _pct(f["optimal"]) + _ci(f["optimal_ci"]),
+             f'{f["regret"]:.2f} [{f["regret_ci"][0]:.2f}, {f["regret_ci"][1]:.2f}]',
+             *(_pct(f["by_kind"][k]["optimal"]) if k in f["by_kind"] else "–" for k in kinds)] for f in data.probe]
+    pairs = [[f"<b>{_e(c['a'])}</b> vs <b>{_e(c['b'])}</b>", str(c["states"]),
+              _diff(c["optimal_diff"], c["optimal_diff_ci"]),
+              f'{c["regret_diff"]:+.2f} [{c["regret_diff_ci"][0]:+.2f}, {c["regret_diff_ci"][1]:+.2f}]',
+              f"{c['table']['both']} / {c['table']['only_a']} / {c['table']['only_b']} / {c['table']['neither']}",
+              f"{c['mcnemar_p']:.3f}"] for c in data.probe_pairs]
+    out = _table(head, rows, num=range(1, len(head)), id_="probe-table")
+    if pairs:
+        out += _table(["A vs B", "states", "optimal A − B [95% CI]", "regret A − B [95% CI]",
+                       "both / only A / only B / neither optimal", "McNemar p"], pairs, num=range(1, 6))
+    return out
+
+
 def render(data: "ReportData") -> str:
     """The whole page."""
     n_eps = sum(len(v.rollouts) for v in data.variants)
@@ -290,7 +312,7 @@ def render(data: "ReportData") -> str:
 <header><h1>Hindsight Planner pools: evaluation report</h1>
 <p>{len(data.variants)} variants · {n_eps} episodes · splits: {_e(", ".join(data.splits))}</p></header>
 <nav><a href="#variants">Variants</a><a href="#comparisons">Comparisons</a><a href="#by-type">SR per task type</a>
-<a href="#pools">Pools</a><a href="#episodes">Episodes</a><a href="#settings">Settings</a></nav>
+<a href="#probe">Probe</a><a href="#pools">Pools</a><a href="#episodes">Episodes</a><a href="#settings">Settings</a></nav>
 <main>
 {notes}
 <section id="variants"><h2>Variants</h2>
@@ -309,6 +331,13 @@ tasks; bold when it excludes 0. McNemar's exact p tests the tasks only one of th
 <section id="by-type"><h2>SR per task type</h2>
 <p class="note">All evaluated splits together; the label gives SR and the number of episodes behind it.</p>
 {sr_chart(data) if data.variants else '<p class="note">No evaluated variant.</p>'}</section>
+<section id="probe"><h2>What the pools are worth: the probe</h2>
+<p class="note">Each configuration answers once at every probe state (an expert prefix and one wrong step, or a state
+the reference policy reached), constrained to the paper planner's legal set with the prompt the planner builds there.
+A pick is optimal when the expert's cost-to-go after it is the least among the options (full knowledge: the agent
+sees less); regret is how many more sub-goals it leaves. Intervals resample tasks (the states of a task are
+correlated).</p>
+{probe_section(data)}</section>
 <section id="pools"><h2>Pools</h2>
 <p class="note">From data/pools/*.manifest.json. The hindsight pool holds only completions that reached the goal on
 replay (unless relabel.keep_unverified).</p>

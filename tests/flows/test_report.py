@@ -84,6 +84,16 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
     for name, recs in (("gt", gt), ("hindsight", hs)):
         write_json(root / "data" / "pools" / f"{name}.manifest.json", build_manifest(name, recs, "sample", {}),
                    "manifest")
+    # The probe's figures, as the probe stage writes them (pools/probe_metrics.py over hand-made picks).
+    from pools.probe_metrics import paired, summary
+
+    picks = {c: [{"state_id": f"ps-{i}", "task_id": t.id, "task_type": t.task_type, "kind": "recovery",
+                  "optimal": (i + (c == "actor_gt")) % 2 == 0, "regret": i % 3, "progress": 1}
+                 for i, t in enumerate(tasks)] for c in ("actor_gt", "actor_hind")}
+    for c, rows in picks.items():
+        write_json(root / "metrics" / "probe" / f"{c}.json", summary(c, rows, 200, 0), "probe_metrics")
+    write_json(root / "metrics" / "probe" / "actor_hind_vs_actor_gt.json",
+               paired("actor_hind", picks["actor_hind"], "actor_gt", picks["actor_gt"], 200, 0), "probe_compare")
     return root
 
 
@@ -103,6 +113,7 @@ def page(workspace: Path) -> str:
 
 def test_page_holds_every_part(page: str, workspace: Path) -> None:
     assert '<table id="variants-table">' in page and page.count('<span class="swatch"') >= 3
+    assert '<table id="probe-table">' in page and "<b>actor_hind</b> vs <b>actor_gt</b>" in page
     assert '<table id="comparisons-table">' in page and "hindsight</b> vs <b>no_hindsight" in page
     assert '<svg id="sr-by-type"' in page and page.count('<rect class="bar"') == 3 * 6  # 3 variants x 6 types
     assert '<table id="pools-table">' in page and '<table id="pool-composition">' in page
