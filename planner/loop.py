@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 from collections import Counter
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from household.expert import expert_plan
 from household.metrics import episode_metrics
@@ -104,11 +104,13 @@ def _per_subgoal(llm: dict[str, Any], n: int) -> dict[str, float]:
 
 
 def run_episode(task: Task, variant: str | Variant, pools: ExamplePools, client: Any, cfg: PlannerConfig, *,
-                seed: int | None = None, leave_out: str = "", on_step: Callable[[StepView], None] | None = None
-                ) -> Rollout:
+                seed: int | None = None, leave_out: str = "", on_step: Callable[[StepView], None] | None = None,
+                prefix: Sequence[str] = ()) -> Rollout:
     """Run one closed-loop episode of `variant` on `task` and return its rollout record (no files written).
 
-    `cfg` must be the variant's (`PlannerConfig.from_params(params, variant)`): its planner overrides included."""
+    `cfg` must be the variant's (`PlannerConfig.from_params(params, variant)`): its planner overrides included.
+    `prefix`: sub-goals executed first, as if the agent had chosen them (the probe's full planner step starts from a
+    probe state: a prefix and `max_subgoals` 1); they are in the history the prompts show, not in the record."""
     spec = get_variant(variant)
     _check_config(spec, cfg)
     seed = cfg.seed if seed is None else seed
@@ -134,6 +136,14 @@ def run_episode(task: Task, variant: str | Variant, pools: ExamplePools, client:
     last_failed = False
     no_prop_streak = 0
     last_pred: dict[str, Any] = {}
+    for action in prefix:  # as the loop below records an executed step (what the next decision reads)
+        sr = env.step(action)
+        history.record(action, bool(sr.ok), sr.reason or "")
+        if sr.ok:
+            belief = belief_step(belief, action)
+        if planner is not None:
+            planner.recent_failures[:] = [] if sr.ok else [*planner.recent_failures, action]
+        last_failed = not sr.ok
     # The expert is the upper bound: its plan is never cut by the planner's sub-goal cap.
     limit = cfg.max_subgoals if planner is not None else len(expert_queue) + 1
     for index in range(limit):

@@ -121,15 +121,25 @@ def on_policy_states(task: Task, executed: Sequence[str], n: int, cfg: PlannerCo
     return out
 
 
-def score(state: ProbeState, pick: str) -> tuple[bool, int, int]:
-    """(optimal, progress, regret) of a pick among the state's options (see the module docstring)."""
+def score(state: ProbeState, pick: str, d_pick: int | None = None) -> tuple[bool, int, int]:
+    """(optimal, progress, regret) of a pick among the state's options (see the module docstring); a pick outside
+    them (the full planner step's own legal set) is scored by `d_pick`, its cost-to-go."""
     defined = [d for d in state.d_options if d is not None]
     worst = max(defined, default=0) + 1
     costs = [worst if d is None else d for d in state.d_options]
     least = min(costs)
-    mine = costs[state.legal.index(pick)]
+    if pick in state.legal:
+        mine = costs[state.legal.index(pick)]
+    else:
+        mine = worst if d_pick is None else d_pick
     here = worst if state.d is None else state.d
-    return mine == least, here - mine, mine - least
+    return mine <= least, here - mine, max(0, mine - least)
+
+
+def cost_after(task: Task, state: ProbeState, pick: str, cfg: PlannerConfig, seed: int) -> int | None:
+    """d after a pick made at the state (for a pick outside its stored options)."""
+    world, _ = replay_state(task, state.steps, cfg, seed)
+    return cost_to_go(_after(world, pick)[0])
 
 
 def actor_pick(actor: Actor, task: Task, state: ProbeState, cfg: PlannerConfig, seed: int) -> str | None:
@@ -140,6 +150,19 @@ def actor_pick(actor: Actor, task: Task, state: ProbeState, cfg: PlannerConfig, 
         raise ValueError(f"probe state {state.id}: its legal set no longer matches the world's (rebuild the set)")
     got = actor.write_plan(ctx, Node((), Belief()), list(ctx.seen) + named_classes(ctx.args), legal=legal)
     return got[0] if got else None
+
+
+def full_step_pick(task: Task, state: ProbeState, pools: Any, client: Any, params_cfg: PlannerConfig,
+                   variant: Any) -> str | None:
+    """The paper planner's whole step at the state (both actors, critic, beam): `run_episode` from the state's steps
+    with a cap of one sub-goal; its planned step is the pick (None when nothing legal was proposed)."""
+    from dataclasses import replace as with_
+
+    from planner.loop import NO_SUBGOAL, run_episode
+
+    rollout = run_episode(task, variant, pools, client, with_(params_cfg, max_subgoals=1), prefix=state.steps)
+    pick = rollout.steps[0].subgoal if rollout.steps else None
+    return None if pick in (None, NO_SUBGOAL) else pick
 
 
 def random_pick(state: ProbeState, seed: int) -> str:

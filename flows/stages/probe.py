@@ -2,7 +2,9 @@
 set with the prompt `run_episode` builds there; each pick scored by the expert's cost-to-go (planner/probe.py).
 
 Configurations: `actor_gt` (Actor_gt over the gt pool), `actor_hind` (Actor_hind over the hindsight pool; with an
-empty pool it answers without examples), `random` (a seeded uniform pick: the floor). Writes data/probe/picks.jsonl,
+empty pool it answers without examples), `random` (a seeded uniform pick: the floor), `full_step` (the paper
+planner's whole step: adapter, both actors, critic, beam; `run_episode` from the state with a cap of one sub-goal) on
+the first `probe.full_step_states` states of a seeded order. Writes data/probe/picks.jsonl,
 metrics/probe/<config>.json (optimal-pick rate and mean regret with 95% task-resampled intervals, by state kind and
 task type) and metrics/probe/actor_hind_vs_actor_gt.json (paired: McNemar on optimal picks, regret interval).
 """
@@ -21,7 +23,10 @@ from flows.runtime.workspace import path
 from pools.jsonl import read_jsonl, write_json
 
 STATES = output("probe_set")
-CONFIGS = ("actor_gt", "actor_hind", "random")
+CONFIGS = ("actor_gt", "actor_hind", "random", "full_step")
+# The paper's planner with both actors, as the full step runs it.
+FULL_STEP = {"actors": ["gt", "hind"], "critic": "critic", "adapter": True, "search": "beam", "pool": "hindsight",
+             "planner": {"scaffold": "none"}}
 POOL_OF = {"actor_gt": "gt", "actor_hind": "hind"}
 PAIRS = (("actor_hind", "actor_gt"),)
 
@@ -42,7 +47,10 @@ def plan(params: dict[str, Any], policy: str) -> Planned:
     from planner.config import PlannerConfig
     from planner.examples import ExamplePools
     from planner.grounding import Grounder
-    from planner.probe import actor_pick, random_pick, score
+    import random
+
+    from planner.probe import actor_pick, cost_after, full_step_pick, random_pick, score
+    from planner.variants import Variant
     from pools.records import ProbePick, ProbeState
 
     states = read_input(STATES, "probe_state", policy)
@@ -52,7 +60,13 @@ def plan(params: dict[str, Any], policy: str) -> Planned:
     cfg = PlannerConfig.from_params({k: params[k] for k in ("world", "retrieval", "planner")}, scaffold="none")
     seed = int(section(params, "world")["seed"])
     grounder = Grounder(cfg.map_threshold)
-    items = [(f"{c}:{s['id']}", {"config": c, "state": s}) for c in configs(params) for s in states.records]
+    full = set(sorted((s["id"] for s in states.records), key=lambda i: random.Random(f"{seed}:full:{i}").random())
+               [:int(section(params, "probe")["full_step_states"])])
+    items = [(f"{c}:{s['id']}", {"config": c, "state": s}) for c in configs(params) for s in states.records
+             if c != "full_step" or s["id"] in full]
+    full_variant = Variant.parse("full_step", FULL_STEP, where="probe")
+    full_cfg = PlannerConfig.from_params({k: params[k] for k in ("world", "retrieval", "planner")},
+                                         variant=full_variant)
 
     def work(client: Any, payload: dict[str, Any]) -> dict[str, Any]:
         state = ProbeState.from_dict(payload["state"])
@@ -60,12 +74,17 @@ def plan(params: dict[str, Any], policy: str) -> Planned:
         task = get_task(state.task_id)
         if config == "random":
             pick = random_pick(state, seed)
+        elif config == "full_step":
+            pick = full_step_pick(task, state, pools, client, full_cfg, full_variant)
+            if pick is None:
+                raise ValueError(f"full_step proposed nothing at probe state {state.id}")
         else:
             actor = make_actor(POOL_OF[config], task, pools, client, cfg, grounder)
             pick = actor_pick(actor, task, state, cfg, seed)
             if pick is None:
                 raise ValueError(f"{config} gave no answer at probe state {state.id}")
-        optimal, progress, regret = score(state, pick)
+        off_list = None if pick in state.legal else cost_after(task, state, pick, cfg, seed)
+        optimal, progress, regret = score(state, pick, off_list)
         return ProbePick.new(state_id=state.id, config=config, task_id=state.task_id, task_type=state.task_type,
                              kind=state.kind, pick=pick, optimal=optimal, progress=progress, regret=regret).to_dict()
 

@@ -85,6 +85,7 @@ RERUNS: dict[str, set[str]] = {
     "probe.states_per_task": {"probe_set"},
     "probe.on_policy_per_task": {"probe_set"},
     "probe.configs": {"probe"},
+    "probe.full_step_states": {"probe"},
     "pipeline.on_bad_record": ALL - {"tasks", "report"},  # every stage that reads a pipeline file
     "pipeline.max_failure_share": LLM | {"probe_set"},
     # How items run (one at a time, threads, Dask): the output is the same whatever runs them, so no stage reads it.

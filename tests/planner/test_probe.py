@@ -94,3 +94,24 @@ def test_a_pool_that_shows_the_recovery_raises_the_score_on_such_states(task, po
             scores[name] = score(state, actor_pick(actor, task, state, CFG, CFG.seed))
     assert scores["with"][0] and scores["with"][2] == 0  # optimal: the walk to the object
     assert not scores["without"][0] and scores["without"][2] > 0
+
+
+def test_the_full_step_is_run_episode_from_the_state(task, pools, tmp_path):
+    from planner.probe import full_step_pick
+    from planner.variants import get_variant
+
+    def answer(request):
+        if request.prompt.startswith("Read each"):
+            return " " + format_args(task.args.as_dict())
+        options = grammar_choices(request.body)
+        return " " + (options[0] if options else "the value is 1/2")
+
+    o = task.args.object_target
+    state = make_state(task, "recovery", "refused", [f"PickupObject {o}"], CFG, CFG.seed, {})
+    with ScriptedEndpoint(answer) as ep, \
+            LLMClient(replace(ep.settings(), constrain="grammar"), cache_dir=tmp_path) as client:
+        pick = full_step_pick(task, state, pools, client, CFG, get_variant("no_hindsight"))
+        actor_prompts = [q.prompt for q in ep.requests if q.prompt.startswith("Robot plans")]
+    assert pick in state.legal  # true arguments from the adapter: the same legal set
+    # the step was planned after the state's steps: the actor saw the failed pickup in its plan
+    assert actor_prompts and all(f"PickupObject {o} [failed:" in p for p in actor_prompts)
