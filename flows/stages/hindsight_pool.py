@@ -35,6 +35,19 @@ def rollout_roles(rollouts: list[dict[str, Any]]) -> list[str]:
     return sorted({role for r in rollouts for role, calls in (r["llm"].get("by_role") or {}).items() if calls})
 
 
+def material(samples: list[dict[str, Any]], rollouts: list[dict[str, Any]]) -> dict[str, int]:
+    """What the pooled hindsight actor samples hold: recovery material (a failed step, or a practice run that did
+    not reach the goal, followed by a completion that does) against clean successes (the run itself succeeded and
+    no step failed)."""
+    succeeded = {r["id"] for r in rollouts if r["success"]}
+    out = {"recovery": 0, "clean": 0}
+    for s in samples:
+        if s["kind"] == "hindsight":
+            clean = s["source"] in succeeded and not any(s.get("reasons") or [])
+            out["clean" if clean else "recovery"] += 1
+    return out
+
+
 def practice(rollouts: list[dict[str, Any]]) -> dict[str, Any]:
     """Which planner made the practice rollouts: their count, and per planner (the paper's, `none`, or the
     scaffold, `full`) how many it made and how many succeeded."""
@@ -74,8 +87,8 @@ def pool_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
     # copied into the manifest: it may carry credentials; the model id keeps only host and path).
     rollouts = read_input(ROLLOUTS, "rollout", policy).records
     models = role_models(params["llm"], [*rollout_roles(rollouts), *RELABEL_ROLES])
-    manifest = write_pool("pool", records, {"relabel": {"keep_unverified": keep}, "practice": practice(rollouts)},
-                          models, quarantined)
+    manifest = write_pool("pool", records, {"relabel": {"keep_unverified": keep}, "practice": practice(rollouts),
+                                            "material": material(records, rollouts)}, models, quarantined)
     rows = [{"task_type": t, "kind": k, "count": n}
             for (t, k), n in sorted(Counter((r["task_type"], r["kind"]) for r in records).items())]
     atomic_write_text(path("plots/pool_composition.json"), json.dumps(rows, indent=1) + "\n")
