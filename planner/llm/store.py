@@ -8,7 +8,7 @@ import sqlite3
 import threading
 import time
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 log = logging.getLogger(__name__)
 
@@ -37,6 +37,24 @@ CREATE INDEX IF NOT EXISTS calls_ts ON calls(ts);
 """
 
 
+BUSY_WAIT_S = 60.0
+
+
+def _retry_busy(op: Callable[[], Any], wait_s: float = BUSY_WAIT_S) -> Any:
+    """Run a SQLite operation, retrying while the database answers locked/busy, for up to `wait_s` seconds."""
+    deadline = time.monotonic() + wait_s
+    pause = 0.01
+    while True:
+        try:
+            return op()
+        except sqlite3.OperationalError as exc:
+            msg = str(exc).lower()
+            if ("locked" not in msg and "busy" not in msg) or time.monotonic() > deadline:
+                raise
+            time.sleep(pause)
+            pause = min(pause * 2, 0.5)
+
+
 def cache_key(model_id: str, kind: str, request: Mapping[str, Any]) -> str:
     """Hash what determines an answer: model, call kind, prompt/messages and sampling params (never the key)."""
     blob = json.dumps({"v": 1, "model": model_id, "kind": kind, "request": request},
@@ -53,10 +71,12 @@ class Store:
         self._lock = threading.Lock()
         # One connection guarded by a lock: calls are seconds long, the db work is microseconds.
         self._db = sqlite3.connect(str(path), timeout=60, check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute("PRAGMA busy_timeout=60000")
-        self._db.executescript(_SCHEMA)
+        # Switching to WAL and creating the schema take locks for which SQLite may answer "busy" at once,
+        # without waiting, when several processes open a fresh file together: retry those.
+        _retry_busy(lambda: self._db.execute("PRAGMA journal_mode=WAL"))
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        _retry_busy(lambda: self._db.executescript(_SCHEMA))
 
     def get(self, key: str) -> dict[str, Any] | None:
         """Return the cached response for `key`, or None."""
@@ -68,19 +88,20 @@ class Store:
         """Store a response (last writer wins: identical keys give identical answers at temperature 0)."""
         blob = json.dumps(dict(response), ensure_ascii=False)
         with self._lock:
-            self._db.execute("INSERT OR REPLACE INTO responses (key, model_id, response, created) VALUES (?,?,?,?)",
-                             (key, model_id, blob, time.time()))
+            _retry_busy(lambda: self._db.execute(
+                "INSERT OR REPLACE INTO responses (key, model_id, response, created) VALUES (?,?,?,?)",
+                (key, model_id, blob, time.time())))
 
     def record(self, run: str, role: str, model_id: str, prompt_tokens: int, completion_tokens: int,
                seconds: float, cached: bool, retries: int, error: str | None) -> None:
-        """Append one call to the `calls` table; a failure here is logged, never raised."""
+        """Append one call to the `calls` table (retried while busy); a failure here is logged, never raised."""
+        row = (time.time(), run, role, model_id, prompt_tokens, completion_tokens, seconds, int(cached), retries,
+               error)
         try:
             with self._lock:
-                self._db.execute(
+                _retry_busy(lambda: self._db.execute(
                     "INSERT INTO calls (ts, run, role, model_id, prompt_tokens, completion_tokens, seconds, cached,"
-                    " retries, error) VALUES (?,?,?,?,?,?,?,?,?,?)",
-                    (time.time(), run, role, model_id, prompt_tokens, completion_tokens, seconds, int(cached),
-                     retries, error))
+                    " retries, error) VALUES (?,?,?,?,?,?,?,?,?,?)", row))
         except sqlite3.Error as exc:  # accounting must not break a run
             log.warning("could not record LLM call in %s: %s", self.path, exc)
 

@@ -74,14 +74,17 @@ url, cache, wid = sys.argv[1], Path(sys.argv[2]), int(sys.argv[3])
 s = LLMSettings(endpoint=url, model="scripted", timeout=10, retries=3, backoff=0.01, max_concurrency=4)
 bad = []
 def run(tid):
-    with LLMClient(s, cache_dir=cache) as c:
-        for n in range(40):
-            p = f"prompt {(wid * 7 + tid * 3 + n) % 60}"
-            if c.complete("actor", p).text != "answer to " + p:
-                bad.append(p)
+    try:
+        with LLMClient(s, cache_dir=cache) as c:
+            for n in range(40):
+                p = f"prompt {(wid * 7 + tid * 3 + n) % 60}"
+                if c.complete("actor", p).text != "answer to " + p:
+                    bad.append(p)
+    except Exception as exc:  # a thread's exception does not reach the exit code by itself
+        bad.append(f"thread {tid}: {exc!r}")
 ts = [threading.Thread(target=run, args=(t,)) for t in range(4)]
 [t.start() for t in ts]; [t.join() for t in ts]
-print(len(bad)); sys.exit(1 if bad else 0)
+print(bad); sys.exit(1 if bad else 0)
 """
 
 
