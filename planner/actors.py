@@ -14,7 +14,7 @@ from planner.beam import Node
 from planner.grounding import Grounder
 from planner.llm.constrain import Constraint
 from planner.parsing import split_plan
-from planner.prompting import actor_example, done_prefix, join_examples, render, state_block
+from planner.prompting import actor_example, done_prefix, fit_examples, join_examples, render, state_block
 from pools.records import Sample
 
 log = logging.getLogger(__name__)
@@ -48,6 +48,8 @@ class Actor:
     reuse_plans: bool = True
     sample_temperature: float = 0.7  # for proposals beyond the first (each costs one more call)
     step_tokens: int = 16  # token cap of a one-sub-goal answer (constrained)
+    prompt_tokens: int = 0  # retrieval.prompt_tokens: examples cut to fit, farthest first (0 = no cut)
+    dropped: int = 0  # examples cut to fit the prompt budget
     calls: int = 0
     reused: int = 0
     illegal: int = 0  # answers outside the legal set (constraint ignored by the endpoint, or mode off)
@@ -55,7 +57,14 @@ class Actor:
     _plans: list[tuple[tuple[str, ...], list[str]]] = field(default_factory=list, repr=False)
 
     def __post_init__(self) -> None:
-        self._header = join_examples(actor_example(s, self.show_args) for s in self.examples)
+        blocks = fit_examples([actor_example(s, self.show_args) for s in self.examples], self.prompt_tokens,
+                              render("actor", examples="", state="", done=""))
+        self.dropped = len(self.examples) - len(blocks)
+        if self.dropped:
+            log.info("%s prompt: %d of %d examples cut to fit retrieval.prompt_tokens=%d (farthest first: %s)",
+                     self.role, self.dropped, len(self.examples), self.prompt_tokens,
+                     ", ".join(s.id for s in self.examples[:self.dropped]))
+        self._header = join_examples(blocks)
 
     def new_step(self) -> None:
         """Forget plans written for the previous real state."""

@@ -90,7 +90,8 @@ def make_actor(pool: str, task: Task, pools: ExamplePools, client: Any, cfg: Pla
     # Actor plans cover the look-ahead; LLM-Planner writes whole plans.
     return Actor(ROLE_OF_POOL[pool], client, examples, grounder, show_args=show_args,
                  plan_steps=cfg.max_subgoals if whole_plans else max(cfg.plan_steps, cfg.depth + 1),
-                 max_tokens=cfg.actor_tokens * (3 if whole_plans else 1), reuse_plans=cfg.reuse_plans)
+                 max_tokens=cfg.actor_tokens * (3 if whole_plans else 1), reuse_plans=cfg.reuse_plans,
+                 prompt_tokens=cfg.prompt_tokens)
 
 
 def build_planner(task: Task, variant: Variant, pools: ExamplePools, client: Any, cfg: PlannerConfig,
@@ -113,7 +114,8 @@ def build_planner(task: Task, variant: Variant, pools: ExamplePools, client: Any
     critic = None
     if variant.critic_pool:
         cexamples = pools.retrieve(variant.critic_pool, text, cfg.k, exclude_task=task.id, exclude_ids=exclude)
-        critic = Critic(client, cexamples, show_args=variant.adapter, tokens_per_rollout=cfg.critic_tokens)
+        critic = Critic(client, cexamples, show_args=variant.adapter, tokens_per_rollout=cfg.critic_tokens,
+                        prompt_tokens=cfg.prompt_tokens)
     if cfg.generator == "llm":
         from household.ontology import canonical_class
 

@@ -52,6 +52,8 @@ RETRIEVAL_DEFAULTS: dict[str, Any] = {
     "map_threshold": 0.6,        # min cosine similarity to map an unparsable proposal to a legal sub-goal; else reject
     "adapter_k": 7,              # ours: examples in the adapter prompt (0 = k, the paper's one K); its answer is
                                  # short and its prefix cached per episode, so more examples cost little
+    "prompt_tokens": 3400,       # ours: an actor's or critic's examples are cut, farthest first, until the prompt
+                                 # fits this many tokens (llm.n_ctx 4096 less the answer); 0 = no cut (paper: silent)
 }
 RELABEL_DEFAULTS: dict[str, Any] = {
     "think_tokens": 64,          # token cap of the reflection (think)
@@ -126,6 +128,7 @@ class PlannerConfig:
     k: int = RETRIEVAL_DEFAULTS["k"]
     map_threshold: float = RETRIEVAL_DEFAULTS["map_threshold"]
     adapter_k: int = RETRIEVAL_DEFAULTS["adapter_k"]
+    prompt_tokens: int = RETRIEVAL_DEFAULTS["prompt_tokens"]
     think_tokens: int = RELABEL_DEFAULTS["think_tokens"]
     complete_steps: int = RELABEL_DEFAULTS["complete_steps"]
     complete_tokens: int = RELABEL_DEFAULTS["complete_tokens"]

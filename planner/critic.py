@@ -9,7 +9,7 @@ from planner.actors import StepContext
 from planner.beam import Node
 from planner.llm.constrain import Constraint
 from planner.parsing import format_plan, parse_values
-from planner.prompting import critic_examples, render, state_block
+from planner.prompting import critic_examples, examples_room, render, state_block
 from pools.records import CriticSample
 
 log = logging.getLogger(__name__)
@@ -43,12 +43,22 @@ class Critic:
     tokens_per_rollout: int = 12
     constrain: bool = True  # answer through values_constraint (constrained decoding where the endpoint supports it)
     role: str = "critic"
+    prompt_tokens: int = 0  # retrieval.prompt_tokens: examples cut to fit, farthest first (0 = no cut)
+    dropped: int = 0  # examples cut to fit the prompt budget
     calls: int = 0
     unparsed: int = 0
     _header: str = field(default="", repr=False)
 
     def __post_init__(self) -> None:
-        self._header = critic_examples(self.examples)
+        examples = list(self.examples)
+        room = examples_room(self.prompt_tokens)
+        while room is not None and len(examples) > 1 and len(critic_examples(examples)) > room:
+            examples = examples[1:]  # the farthest first: critic_examples groups by task, so measure its text
+        self.dropped = len(self.examples) - len(examples)
+        if self.dropped:
+            log.info("critic prompt: %d of %d examples cut to fit retrieval.prompt_tokens=%d", self.dropped,
+                     len(self.examples), self.prompt_tokens)
+        self._header = critic_examples(examples)
 
     def prompt(self, ctx: StepContext, nodes: Sequence[Node]) -> str:
         """The critic prompt: examples, state, numbered rollouts; the answer starts after '1.'."""

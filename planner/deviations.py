@@ -102,6 +102,8 @@ DEVIATIONS: tuple[Deviation, ...] = (
     _row("planner.retry_samples", 0, 1, "ours", "sampled calls for another proposal (only with avoid_repeats)"),
     _row("planner.adapter_min_share", "-", 0.1, "ours", "with a lexicon: a word points to a value at this share"),
     _row("retrieval.adapter_k", 0, 7, "ours", "examples in the adapter prompt (paper: K); 0 = K"),
+    _row("retrieval.prompt_tokens", 0, 3400, "ours",
+         "an actor's or critic's examples are cut, farthest first, until the prompt fits the context window"),
     _row("pools.gt_navigation", "expert", "object", "ours",
          "a gt example walks to the object instead of the receptacle that hides it (followable under partial "
          "observation), kept only when the rewritten plan still solves the task"),

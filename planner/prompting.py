@@ -70,6 +70,34 @@ def critic_examples(samples: Sequence[CriticSample], max_plans: int = 3) -> str:
     return "\n".join(blocks)
 
 
+# Prompts must fit the context window (llm.n_ctx: 4096 for the embedded model): k = 9 hindsight examples of 40-48
+# steps do not. The examples are cut to fit, farthest first (retrieval puts the nearest last); what changes during an
+# episode (task, arguments, seen objects, the plan so far) and the answer keep STATE_RESERVE tokens. Lengths are
+# estimated from characters (CHARS_PER_TOKEN errs low: Qwen2.5's tokenizer made 4.2 to 5.0 characters a token on
+# actor prompts of 9 examples, short, 48-step and the default pool's), so a prompt the estimate lets through fits.
+CHARS_PER_TOKEN = 4
+STATE_RESERVE = 1200
+
+
+def examples_room(prompt_tokens: int, fixed: str = "") -> int | None:
+    """Characters the examples may take in a prompt of `prompt_tokens` with `fixed` text (None: no limit)."""
+    return None if prompt_tokens <= 0 else (prompt_tokens - STATE_RESERVE) * CHARS_PER_TOKEN - len(fixed)
+
+
+def fit_examples(blocks: Sequence[str], prompt_tokens: int, fixed: str = "") -> list[str]:
+    """The nearest example blocks (the list ends with the nearest) whose text, with `fixed`, fits `prompt_tokens`
+    less STATE_RESERVE; at least one is kept. 0 = no limit."""
+    room = examples_room(prompt_tokens, fixed)
+    if room is None:
+        return list(blocks)
+    kept: list[str] = []
+    for block in reversed(blocks):
+        if kept and sum(len(b) + 1 for b in kept) + len(block) + 1 > room:
+            break
+        kept.append(block)
+    return kept[::-1]
+
+
 def join_examples(blocks: Iterable[str]) -> str:
     """Join example blocks with one blank line between them."""
     return "\n".join(blocks)
