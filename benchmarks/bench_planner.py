@@ -147,7 +147,6 @@ def main(argv: list[str] | None = None) -> int:
     from planner.examples import ExamplePools
     from planner.loop import run_episode
     from planner.variants import get_variant
-    from pools.compare import compare
     from pools.jsonl import read_jsonl
     from pools.records import CriticSample, Sample
     from pools.timing import Timed, timing_row
@@ -171,7 +170,9 @@ def main(argv: list[str] | None = None) -> int:
     else:
         picked = seeded_tasks(args.split, args.per_type, seed, args.types, args.task_set)
     specs = [get_variant(v, params) for v in args.variants.split(",")]
-    out: dict[str, Any] = {"split": args.split, "task_set": args.task_set, "per_type": args.per_type,
+    from benchmarks.results import add_pairs, revision
+
+    out: dict[str, Any] = {"commit": revision(), "split": args.split, "task_set": args.task_set, "per_type": args.per_type,
                            "tasks": len(picked), "seed": seed, "models": {}, "gt_examples": len(gt),
                            "hindsight_examples": len(hind), "variants": {}, "paired": [], "floors": {}}
     episodes: dict[str, list[dict[str, Any]]] = {}
@@ -213,12 +214,7 @@ def main(argv: list[str] | None = None) -> int:
             episodes[spec.name] = eps
             out["variants"][spec.name] = {**_quality(eps, timings), "wall_seconds": round(time.perf_counter() - t0, 1)}
         save()
-    for pair in params.get("evaluate", {}).get("compare") or []:
-        a, b = pair["a"], pair["b"]
-        if a in episodes and b in episodes:
-            c = compare(a, episodes[a], b, episodes[b], samples=2000)
-            out["paired"].append({"tasks": c["tasks"], **{k: c["all"][k] for k in (
-                "a", "b", "sr_diff", "sr_diff_ci", "gc_diff", "table", "mcnemar_p")}, "names": [a, b]})
+    out["paired"] = add_pairs({"episodes": episodes}, params.get("evaluate", {}).get("compare") or [])["paired"]
     save()
     results = out["variants"]
     if args.json:

@@ -1,15 +1,20 @@
-"""The probe's cost and figures: recovery states of valid_seen tasks outside the dev set and the pools, answered by
-Actor_gt, Actor_hind and a seeded random pick with the params' model (planner/probe.py, as the `probe` stage does).
+"""The probe's cost and figures: recovery states of valid_seen tasks outside the dev set and the pools (and on-policy
+states of a reference run), answered by Actor_gt, Actor_hind and a seeded random pick with the params' model
+(planner/probe.py, as the `probe` stage does).
 
     .venv/bin/python benchmarks/bench_probe.py [--per-type 8] [--states-per-task 4] [--hindsight-pool FILE]
-        [--configs actor_gt,actor_hind,random] [--params params.yaml] [--out FILE] [--json]
+        [--reference BENCH_PLANNER_OUT --on-policy-per-task 3]
+        [--configs actor_gt,actor_hind,actor_hind_empty,random] [--params params.yaml] [--out FILE] [--json]
 
 The gt pool is drawn as the `gt_pool` stage draws it; the hindsight pool is read from `--hindsight-pool` (empty when
-the file is missing: Actor_hind answers without examples). A fresh response cache makes every call paid. Prints the
-number of states (and where d was undefined), the seconds to build them, each configuration's optimal-pick rate and
-mean regret with 95% task-resampled intervals (overall and by wrong-step kind), the seconds per answer, and
-Actor_hind vs Actor_gt paired. Target (issue 27): 200 states answered by Actor_gt, Actor_hind and random in at most
-20 minutes on 2 cores (exit 1 on a miss when at least 200 states ran).
+the file is missing). `actor_hind_empty` is Actor_hind with the hindsight pool emptied (its prompt has no examples).
+`--reference` takes a bench_planner `--out` file and adds on-policy states from its `no_hindsight` episodes (the
+paper's planner without hindsight: a reference that reads no pool under test; those tasks are its split's). A fresh
+response cache makes every call paid. Prints the number of states (and where d was undefined), the seconds to build
+them, each configuration's optimal-pick rate and mean regret with 95% task-resampled intervals (overall, by state
+kind and by wrong-step kind), the seconds per answer, and Actor_hind vs Actor_gt and Actor_hind vs its emptied self
+paired. Target (issue 27): 200 states answered by Actor_gt, Actor_hind and random in at most 20 minutes on 2 cores
+(exit 1 on a miss when at least 200 states ran; the time of the three target configurations is what counts).
 """
 from __future__ import annotations
 
@@ -25,6 +30,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 TARGET_STATES, TARGET_SECONDS = 200, 20 * 60
+TARGET_CONFIGS = ("actor_gt", "actor_hind", "random")
+ACTOR_POOL = {"actor_gt": "gt", "actor_hind": "hind", "actor_hind_empty": "hind"}
 
 
 def missed_targets(states: int, seconds: float) -> list[str]:
@@ -42,6 +49,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--split", default="valid_seen")
     ap.add_argument("--hindsight-pool", default="data/pools/hindsight.jsonl")
     ap.add_argument("--configs", default="actor_gt,actor_hind,random")
+    ap.add_argument("--reference", default=None,
+                    help="a bench_planner --out file: on-policy states from its no_hindsight episodes")
+    ap.add_argument("--reference-variant", default="no_hindsight",
+                    help="the variant of --reference whose episodes are the reference policy's")
+    ap.add_argument("--on-policy-per-task", type=int, default=3)
     ap.add_argument("--out", default=None, help="also write the states and picks as JSON here")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
@@ -56,7 +68,9 @@ def main(argv: list[str] | None = None) -> int:
     from planner.config import PlannerConfig
     from planner.examples import ExamplePools
     from planner.grounding import Grounder
-    from planner.probe import actor_pick, probe_tasks, random_pick, recovery_states, score
+    from benchmarks.results import revision
+    from planner.probe import (actor_pick, executed_subgoals, on_policy_states, probe_tasks, random_pick,
+                               recovery_states, score)
     from pools.jsonl import read_jsonl
     from pools.probe_metrics import paired, summary
     from pools.records import CriticSample, Sample
@@ -76,11 +90,16 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     states = [s for t in tasks for s in recovery_states(t, args.states_per_task, cfg, seed,
                                                          random.Random(f"{seed}:recovery:{t.id}"), {})]
+    if args.reference:
+        for r in json.loads(Path(args.reference).read_text())["episodes"][args.reference_variant]:
+            states += on_policy_states(get_task(r["task_id"]), executed_subgoals(r), args.on_policy_per_task, cfg,
+                                       seed, random.Random(f"{seed}:on_policy:{r['task_id']}"), {})
     build_seconds = time.perf_counter() - t0
     print(f"{len(states)} states of {len(tasks)} tasks in {build_seconds:.0f} s", file=sys.stderr, flush=True)
     picks: dict[str, list[dict[str, Any]]] = {}
     seconds: dict[str, float] = {}
     grounder = Grounder(cfg.map_threshold)
+    empty = ExamplePools(gt=gt, hind=[], critic=critic)
     with tempfile.TemporaryDirectory() as cache, llm_client(params, cache_dir=Path(cache)) as client:
         client.complete("actor", "warm-up", max_tokens=1)  # start the server outside the timings
         pools.retrieve("gt", "warm-up", 1)
@@ -91,8 +110,8 @@ def main(argv: list[str] | None = None) -> int:
                 if config == "random":
                     pick = random_pick(state, seed)
                 else:
-                    actor = make_actor({"actor_gt": "gt", "actor_hind": "hind"}[config], task, pools, client, cfg,
-                                       grounder)
+                    actor = make_actor(ACTOR_POOL[config], task, empty if config == "actor_hind_empty" else pools,
+                                       client, cfg, grounder)
                     pick = actor_pick(actor, task, state, cfg, seed) or "Stop"
                 optimal, progress, regret = score(state, pick)
                 rows_.append({"state_id": state.id, "task_id": state.task_id, "task_type": state.task_type,
@@ -104,30 +123,32 @@ def main(argv: list[str] | None = None) -> int:
     figures = {c: {**summary(c, r, samples, bseed), "seconds": round(seconds[c], 1),
                    "by_wrong": {w: summary(c, [x for x in r if x["wrong"] == w], samples, bseed)["optimal"]
                                 for w in sorted({x["wrong"] for x in r})}} for c, r in picks.items()}
-    pair = paired("actor_hind", picks["actor_hind"], "actor_gt", picks["actor_gt"], samples, bseed) \
-        if {"actor_hind", "actor_gt"} <= set(picks) else None
-    total = sum(seconds.values())
-    out = {"split": args.split, "tasks": len(tasks), "states": len(states),
+    pairs = [paired(a, picks[a], b, picks[b], samples, bseed)
+             for a, b in (("actor_hind", "actor_gt"), ("actor_hind", "actor_hind_empty")) if {a, b} <= set(picks)]
+    total = sum(v for c, v in seconds.items() if c in TARGET_CONFIGS)
+    out = {"commit": revision(), "split": args.split, "tasks": len({s.task_id for s in states}),
+           "states": len(states), "kinds": {k: sum(s.kind == k for s in states) for k in ("recovery", "on_policy")},
            "d_undefined": sum(s.d is None for s in states), "build_seconds": round(build_seconds, 1),
            "answer_seconds": round(total, 1), "gt_examples": len(gt), "hindsight_examples": len(hind),
-           "configs": figures, "paired": pair}
+           "configs": figures, "paired": pairs}
     if args.out:
         Path(args.out).write_text(json.dumps({**out, "states_rows": [s.to_dict() for s in states], "picks": picks},
                                              indent=1) + "\n")
     if args.json:
         print(json.dumps(out, indent=1))
     else:
-        print(f"{args.split}: {len(states)} recovery states of {len(tasks)} tasks (d undefined in "
-              f"{out['d_undefined']}), built in {build_seconds:.0f} s; {len(gt)} gt / {len(hind)} hindsight examples")
+        print(f"{len(states)} states {out['kinds']} of {out['tasks']} tasks (d undefined in {out['d_undefined']}), "
+              f"built in {build_seconds:.0f} s; {len(gt)} gt / {len(hind)} hindsight examples; commit {out['commit']}")
         for c, f in figures.items():
-            print(f"{c:10s} optimal {f['optimal']:.0%} {f['optimal_ci']}  regret {f['regret']:.2f} {f['regret_ci']}  "
-                  f"{f['seconds']:.0f} s  by wrong step {f['by_wrong']}")
-        if pair:
+            kinds = {k: f"{v['optimal']:.0%} of {v['states']}" for k, v in f["by_kind"].items()}
+            print(f"{c:16s} optimal {f['optimal']:.0%} {f['optimal_ci']}  regret {f['regret']:.2f} {f['regret_ci']}  "
+                  f"{f['seconds']:.0f} s  by kind {kinds}  by wrong step {f['by_wrong']}")
+        for pair in pairs:
             t = pair["table"]
-            print(f"actor_hind vs actor_gt on {pair['states']} states ({pair['tasks']} tasks): optimal diff "
+            print(f"{pair['a']} vs {pair['b']} on {pair['states']} states ({pair['tasks']} tasks): optimal diff "
                   f"{pair['optimal_diff']:+.1%} {pair['optimal_diff_ci']}, regret diff {pair['regret_diff']:+.2f} "
-                  f"{pair['regret_diff_ci']}; both {t['both']}, only hind {t['only_a']}, only gt {t['only_b']}, "
-                  f"neither {t['neither']}; McNemar p = {pair['mcnemar_p']:.3f}")
+                  f"{pair['regret_diff_ci']}; both {t['both']}, only {pair['a']} {t['only_a']}, only {pair['b']} "
+                  f"{t['only_b']}, neither {t['neither']}; McNemar p = {pair['mcnemar_p']:.3f}")
     missed = missed_targets(len(states), total)
     print("targets met (or not the target's size)" if not missed else "TARGETS MISSED:\n  " + "\n  ".join(missed),
           file=sys.stderr)

@@ -110,6 +110,11 @@ def recovery_states(task: Task, n: int, cfg: PlannerConfig, seed: int, rng: rand
     return out
 
 
+def executed_subgoals(rollout: dict[str, Any]) -> list[str]:
+    """The sub-goals the world ran in a rollout record, in order (a step where nothing was proposed never reached it)."""
+    return [s["subgoal"] for s in rollout["steps"] if s.get("chosen_by") != "none" and s["subgoal"] != "(none)"]
+
+
 def on_policy_states(task: Task, executed: Sequence[str], n: int, cfg: PlannerConfig, seed: int,
                      rng: random.Random, known: dict[tuple, int]) -> list[ProbeState]:
     """Up to `n` states a reference policy reached (`executed`: its sub-goals in order, as the world ran them)."""

@@ -44,14 +44,14 @@ def probe_set_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
     tasks = read_input(TASKS, "task", policy)
     gt = read_input(GT_POOL, "sample", policy)
     reference = read_input(REFERENCE, "rollout", policy)
-    from planner.probe import probe_tasks
+    from planner.probe import executed_subgoals, probe_tasks
 
     probe = section(params, "probe")
     chosen = probe_tasks(tasks.records, gt.records, probe["split"], int(probe["per_type"]), int(probe["seed"]))
     items: list[tuple[str, Any]] = [(f"recovery:{t.id}", {"kind": "recovery", "task_id": t.id}) for t in chosen]
-    for r in reference.records:  # the sub-goals the world ran (a step where nothing was proposed never reached it)
-        executed = [s["subgoal"] for s in r["steps"] if s["chosen_by"] != "none" and s["subgoal"] != "(none)"]
-        items.append((f"on_policy:{r['task_id']}", {"kind": "on_policy", "task_id": r["task_id"], "executed": executed}))
+    for r in reference.records:
+        items.append((f"on_policy:{r['task_id']}", {"kind": "on_policy", "task_id": r["task_id"],
+                                                     "executed": executed_subgoals(r)}))
     with stage_lock("probe_set"):
         result = run_items("probe_set", items, lambda payload: {"states": states_of(params, payload)},
                            key=[resume_key(params), file_digest(TASKS, GT_POOL, REFERENCE)])

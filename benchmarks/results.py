@@ -1,0 +1,203 @@
+"""The results file: docs/results.md, written from the measured bench outputs kept in benchmarks/results/.
+
+    .venv/bin/python benchmarks/results.py keep FILE [--commit SHA] [--note TEXT]   # keep a bench's --out JSON
+    .venv/bin/python benchmarks/results.py write [--out docs/results.md]           # the page, from what is kept
+
+`keep` stores a bench_planner or bench_probe `--out` file under benchmarks/results/, trimmed to what the tables need
+(per-episode steps and prompts dropped; one row per episode or pick kept for pairing), with the commit it was
+measured at (the file's own `commit`, or --commit for an output written before benches recorded it). `write` renders
+one table per kept file: planner, variant, task set, N and commit on every table. Nothing here runs a model.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+KEPT = ROOT / "benchmarks" / "results"
+PAGE = ROOT / "docs" / "results.md"
+
+
+def revision(root: Path = ROOT) -> str:
+    """The short commit of `root`'s HEAD, with '+dirty' when tracked files differ from it ('' outside git)."""
+    def git(*args: str) -> str:
+        try:
+            return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=True).stdout.strip()
+        except (OSError, subprocess.CalledProcessError):
+            return ""
+    sha = git("rev-parse", "--short=7", "HEAD")
+    return sha + ("+dirty" if sha and git("status", "--porcelain", "--untracked-files=no") else "")
+
+
+def kind_of(data: dict[str, Any]) -> str:
+    """'planner' (bench_planner) or 'probe' (bench_probe), from the output's keys."""
+    if "variants" in data and "floors" in data:
+        return "planner"
+    if "configs" in data and "states" in data:
+        return "probe"
+    raise ValueError("not a bench_planner or bench_probe --out file: expected keys variants+floors or configs+states")
+
+
+def paired_row(a: str, rows_a: list[dict[str, Any]], b: str, rows_b: list[dict[str, Any]]) -> dict[str, Any]:
+    """Two variants' episodes paired on their common tasks (pools.compare: task bootstrap, McNemar)."""
+    from pools.compare import compare
+
+    c = compare(a, rows_a, b, rows_b, samples=2000)
+    return {"tasks": c["tasks"], **{k: c["all"][k] for k in ("a", "b", "sr_diff", "sr_diff_ci", "gc_diff", "table",
+                                                             "mcnemar_p")}, "names": [a, b]}
+
+
+def add_pairs(data: dict[str, Any], pairs: list[dict[str, str]]) -> dict[str, Any]:
+    """`data` with every pair of `pairs` (evaluate.compare) that both ran and is not yet paired."""
+    done = {tuple(p["names"]) for p in data.get("paired", [])}
+    eps = data.get("episodes", {})
+    new = [paired_row(p["a"], eps[p["a"]], p["b"], eps[p["b"]]) for p in pairs
+           if p["a"] in eps and p["b"] in eps and (p["a"], p["b"]) not in done]
+    return {**data, "paired": [*data.get("paired", []), *new]}
+
+
+def trim(data: dict[str, Any]) -> dict[str, Any]:
+    """What the tables and pairings need: figures, and one small row per episode (planner) or pick (probe)."""
+    out = {k: v for k, v in data.items() if k not in ("episodes", "states_rows", "picks")}
+    if kind_of(data) == "planner":
+        out["episodes"] = {name: [{"task_id": r["task_id"], "task_type": r["task_type"], "success": r["success"],
+                                   "gc": r["gc"], "subgoals": len(r.get("steps", []))} for r in rows]
+                           for name, rows in data.get("episodes", {}).items()}
+    else:
+        keep = ("state_id", "task_id", "task_type", "kind", "wrong", "optimal", "regret")
+        out["picks"] = {c: [{k: r.get(k) for k in keep} for r in rows] for c, rows in data.get("picks", {}).items()}
+    return out
+
+
+def keep(path: Path, commit: str | None, note: str) -> Path:
+    """Store `path` trimmed under benchmarks/results/ as <kind>-<split>-<commit>.json; returns the new file."""
+    data = json.loads(path.read_text())
+    if kind_of(data) == "planner":
+        import yaml
+        data = add_pairs(data, yaml.safe_load((ROOT / "params.yaml").read_text())["evaluate"].get("compare") or [])
+    commit = commit or data.get("commit")
+    if not commit:
+        raise SystemExit(f"{path}: no 'commit' field; say which commit measured it with --commit SHA")
+    kept = {**trim(data), "commit": commit, "note": note or data.get("note", "")}
+    KEPT.mkdir(parents=True, exist_ok=True)
+    name = f"{kind_of(data)}-{data.get('split', 'x')}-{data.get('task_set', 'probe')}-{commit.replace('+', '-')}"
+    dest = KEPT / f"{name}.json"
+    dest.write_text(json.dumps(kept, indent=1) + "\n")
+    return dest
+
+
+def _pct(x: float | None) -> str:
+    return "-" if x is None else f"{x:.0%}"
+
+
+def _ci(ci: Any, pct: bool = True) -> str:
+    if not ci:
+        return ""
+    lo, hi = ci
+    return f" [{lo:.0%}, {hi:.0%}]" if pct else f" [{lo:+.2f}, {hi:+.2f}]"
+
+
+def planner_section(d: dict[str, Any]) -> list[str]:
+    """Tables of one bench_planner output: variants and floors, then the paired comparisons."""
+    where = (f"{d['split']}, task set **{d['task_set']}** ({d['tasks']} tasks, {d['per_type']} per type, seed "
+             f"{d['seed']}), commit `{d['commit']}`; {d['gt_examples']} gt / {d['hindsight_examples']} hindsight "
+             f"examples; models: {', '.join(sorted(set(d.get('models', {}).values()))) or '-'}")
+    lines = [f"### bench_planner: {where}", ""]
+    if d.get("note"):
+        lines += [d["note"], ""]
+    lines += ["| planner (scaffold) | variant | N | SR | GC | LLM-decided | s/sub-goal | calls/sub-goal | stops |",
+              "|---|---|---|---|---|---|---|---|---|"]
+    rows = [*d["variants"].items(), *((f"floor: {k}", q) for k, q in d.get("floors", {}).items())]
+    for name, q in rows:
+        floor = name.startswith("floor")
+        planner = "paper (none)" if q["scaffold"] == "none" else f"scaffold ({q['scaffold']})"
+        sps = f"{q['seconds_per_subgoal']:.1f}" if q.get("timed") else "-"
+        stops = ", ".join(f"{k} {v}" for k, v in q.get("stop_reasons", {}).items())
+        # A floor has no LLM: its share is the policy's, and it runs on the true arguments.
+        dec = _pct(q.get("llm_decided")) + (" (policy)" if floor else "")
+        calls = "-" if floor else f"{q['calls_per_subgoal']:.2f}"
+        lines.append(f"| {planner} | {name}{' (true args)' if floor else ''} | {q['episodes']} | {q['successes']}/"
+                     f"{q['episodes']} ({q['sr']:.0%}) | {q['gc']:.2f} | {dec} | {sps} | {calls} | {stops} |")
+    for p in d.get("paired", []):
+        t, (a, b) = p["table"], p["names"]
+        lines += ["", f"Paired on {p['tasks']} tasks, {a} vs {b}: SR {p['a']['sr']:.0%} vs {p['b']['sr']:.0%}, "
+                  f"difference {p['sr_diff']:+.0%}{_ci(p.get('sr_diff_ci'))} (task bootstrap); both solved "
+                  f"{t['both']}, only {a} {t['only_a']}, only {b} {t['only_b']}, neither {t['neither']}; McNemar "
+                  f"exact p = {p['mcnemar_p']:.3f}."]
+    return lines + [""]
+
+
+def probe_section(d: dict[str, Any]) -> list[str]:
+    """Tables of one bench_probe output: each configuration's optimal-pick rate and regret, then Actor_hind paired."""
+    lines = [f"### bench_probe: {d['split']} probe tasks outside the dev set and the pools ({d['tasks']} tasks, "
+             f"{d['states']} states, d undefined in {d['d_undefined']}), commit `{d['commit']}`; "
+             f"{d['gt_examples']} gt / {d['hindsight_examples']} hindsight examples", ""]
+    if d.get("note"):
+        lines += [d["note"], ""]
+    lines += ["| configuration | states | optimal pick [95% CI] | mean regret [95% CI] | seconds | optimal by state "
+              "kind | optimal by wrong step |", "|---|---|---|---|---|---|---|"]
+    for c, f in d["configs"].items():
+        kinds = ", ".join(f"{k} {v['optimal']:.0%} of {v['states']}" for k, v in f.get("by_kind", {}).items())
+        wrong = ", ".join(f"{k or 'none'} {_pct(v)}" for k, v in f.get("by_wrong", {}).items())
+        lines.append(f"| {c} | {f.get('states', d['states'])} | {f['optimal']:.0%}{_ci(f.get('optimal_ci'))} | "
+                     f"{f['regret']:.2f}{_ci(f.get('regret_ci'), pct=False)} | {f.get('seconds', 0):.0f} | {kinds} | "
+                     f"{wrong} |")
+    for p in ([d["paired"]] if isinstance(d.get("paired"), dict) else d.get("paired") or []):
+        t = p["table"]
+        lines += ["", f"Paired on {p['states']} states of {p['tasks']} tasks, {p.get('a', 'actor_hind')} vs "
+                  f"{p.get('b', 'actor_gt')}: optimal {p['optimal_diff']:+.1%}{_ci(p.get('optimal_diff_ci'))}, "
+                  f"regret {p['regret_diff']:+.2f}{_ci(p.get('regret_diff_ci'), pct=False)}; both {t['both']}, only "
+                  f"the first {t['only_a']}, only the second {t['only_b']}, neither {t['neither']}; McNemar p = "
+                  f"{p['mcnemar_p']:.3f}."]
+    return lines + [""]
+
+
+def page(kept: list[dict[str, Any]]) -> str:
+    """docs/results.md from the kept outputs (newest commit last within each kind)."""
+    lines = ["# Results", "",
+             "Generated by `benchmarks/results.py write` from the bench outputs kept in `benchmarks/results/`; do not",
+             "edit by hand. Every table names its planner, task set, N and commit. *paper (none)* is the paper's",
+             "few-shot planner (`planner.scaffold: none`); *scaffold (full)* is ours, whose rules and adapter lexicon",
+             "use train-wide statistics (see the deviations table in README.md). The dev set (`household/data/",
+             "dev_set.json`) is where rules and prompts were tuned; *heldout* figures come from tasks outside it.", ""]
+    planner = [d for d in kept if kind_of(d) == "planner"]
+    probe = [d for d in kept if kind_of(d) == "probe"]
+    if planner:
+        lines += ["## Planner quality (episodes)", ""] + [x for d in planner for x in planner_section(d)]
+    if probe:
+        lines += ["## The probe (decisions)", ""] + [x for d in probe for x in probe_section(d)]
+    if not kept:
+        lines += ["Nothing kept yet: run a bench with --out FILE, then `benchmarks/results.py keep FILE`.", ""]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def load_kept(folder: Path = KEPT) -> list[dict[str, Any]]:
+    """The kept outputs, in file-name order."""
+    return [json.loads(p.read_text()) for p in sorted(folder.glob("*.json"))]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    k = sub.add_parser("keep", help="store a bench --out JSON under benchmarks/results/")
+    k.add_argument("file", type=Path)
+    k.add_argument("--commit", default=None, help="the commit that measured it (default: the file's 'commit')")
+    k.add_argument("--note", default="", help="one line printed above its table")
+    w = sub.add_parser("write", help="write the results page from benchmarks/results/")
+    w.add_argument("--out", type=Path, default=PAGE)
+    args = ap.parse_args(argv)
+    if args.cmd == "keep":
+        print(keep(args.file, args.commit, args.note))
+    else:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(page(load_kept()))
+        print(args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
