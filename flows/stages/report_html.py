@@ -5,10 +5,9 @@ Presentation only: every number comes from pools/metrics.py and pools/compare.py
 from __future__ import annotations
 
 from html import escape
-from typing import TYPE_CHECKING, Any, Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
-if TYPE_CHECKING:
-    from flows.stages.report import ReportData, VariantView
+from flows.stages.report_data import ReportData, VariantView
 
 # Colour-blind-safe palette (Paul Tol's "bright"), one colour per variant in every chart.
 PALETTE = ("#4477AA", "#EE6677", "#228833", "#CCBB44", "#66CCEE", "#AA3377", "#BBBBBB")
