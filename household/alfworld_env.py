@@ -24,9 +24,10 @@ Where the two action spaces differ, and how each difference is resolved:
   (`heat x with microwave 1`, `cool x with fridge 1`, `clean x with sinkbasin 1`); the microwave and the faucet
   have no switch there. Resolved: the backend keeps the microwave's and the faucets' on/off itself, marks what
   ours would heat/cool/clean as due, and when the agent takes a due object out of that appliance it issues
-  `take` then ALFWorld's `heat/cool/clean ... with` on the spot. The effect thus lands when the object leaves
-  the appliance, not when the switch is flipped: goal conditions of an object left inside differ (GC only;
-  every task needs the object taken out and put elsewhere).
+  `take` then ALFWorld's `heat/cool/clean ... with` on the spot. The effect thus lands in the engine when the
+  object leaves the appliance, not when the switch is flipped: goal conditions of an object left inside differ (GC
+  only; every task needs the object taken out and put elsewhere). The agent is shown the state as ours shows it,
+  from the moment ours makes it ('Bread (cold)' in the closed fridge): an effect that is due reads as made.
 - Toggle. Lamps: `ToggleObjectOn/Off DeskLamp` -> `use desklamp 1` (ALFWorld flips; the backend checks the state
   first so that 'already on' fails as in ours). Microwave and faucet: kept by the backend (above); the faucet is seen
   at every basin as 'Faucet (on)' / 'Faucet (off)', as ours shows the faucet object it puts at each basin.
@@ -38,7 +39,14 @@ Where the two action spaces differ, and how each difference is resolved:
   what the agent was told (closed, not here, not holding, hands full) in our words; a command our rules would
   allow but the engine refuses fails with 'ALFWorld: Nothing happens (<command>)'.
 - Objects in two places. ALFWorld lists an object in a receptacle that stands on another at both (a mug in the
-  coffee machine on the counter); the backend knows it at both, ours holds it in one (a remaining difference).
+  coffee machine on the counter); until the agent moves it, the backend shows it only where our import holds it,
+  as ours does.
+- Floor lamps. A floor lamp that stands in no receptacle cannot be walked to in ALFWorld (`go to` needs one):
+  `Navigation FloorLamp` fails there and runs in ours (a remaining difference, reported by the crosscheck).
+- What the agent is shown. Only the objects our world models (pickupable ones, desk lamps, faucets): ALFWorld also
+  lists fixtures such as paper towel rolls that no task uses and ours leaves out of the scene. An openable object
+  (box, laptop) shows open/closed as our import of the scene has it (ALFWorld cannot open or close it); a floor
+  lamp walked past is seen, with its on/off from the engine's facts.
 - Goal. Success is the engine's own verdict (`won`). Goal conditions (GC) are ALFRED's, counted by our rules over
   the engine's facts (inReceptacle, isHot/isCool/isClean, isSliced, holds, isOn); ALFWorld's `cool` deletes isHot
   and `heat` deletes isCool (states there, histories in ALFRED and ours).
@@ -56,7 +64,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from household.alfworld import decode_name, load_alfworld_game
+from household.alfworld import KEEP_FIXED, decode_name, load_alfworld_game
 from household.goals import total_conditions
 from household.layout import Scene
 from household.navigation import NAVIGABLE, cost_table
@@ -291,6 +299,7 @@ class AlfworldEnv:
                 self.power[p.id] = any(o.cls == "Faucet" and o.parent == p.id and o.is_on for o in self.scene.objects)
         self.due: dict[str, set[str]] = {}  # object name -> effects owed when it leaves the appliance
         self.done_effects: dict[str, set[str]] = {}  # object name -> hot/cold/clean the agent caused
+        self.moved: set[str] = set()  # objects the agent has picked up (no longer where the scene put them)
 
     # ------------------------------------------------------------------ names and map
     def _names(self) -> None:
@@ -313,12 +322,21 @@ class AlfworldEnv:
             elif pred == "inReceptacle" and len(args) == 2:
                 holder[key] = args[1].lower()
         self.place_name: dict[str, str] = {}  # place id -> ALFWorld receptacle name to `go to`
+        self.lamp_name: dict[str, str] = {}  # floor lamp place id -> its ALFWorld object name (for on/off)
         by_decoded = {decode_name(k): k for k in self.name_of}
+        # Openable objects (box, laptop) keep the open/closed of our import: ALFWorld cannot open or close them.
+        scene_open = {o.id.lower(): o.is_open for o in self.scene.objects if o.cls in OPENABLE}
+        self.obj_open = {self.name_of[k]: scene_open[decode_name(k).lower()] for k in self.name_of
+                         if decode_name(k).lower() in scene_open}
+        parent = {o.id.lower(): o.parent for o in self.scene.objects}
+        self.scene_parent = {self.name_of[k]: parent[decode_name(k).lower()] for k in self.name_of
+                             if decode_name(k).lower() in parent}  # the place our import holds it in
         for p in self.scene.places:
             pddl = by_decoded.get(p.id.lower())
             if pddl is None:
                 continue
             if p.cls in LANDMARKS:  # a floor lamp: go to the receptacle that holds it
+                self.lamp_name[p.id] = self.name_of[pddl]
                 outer = holder.get(pddl)
                 if outer in self.name_of:
                     self.place_name[p.id] = self.name_of[outer]
@@ -395,16 +413,16 @@ class AlfworldEnv:
         for pid in self.seen_places:
             texts[self._place_text(pid)] = None
         for name in self.seen_objs:
-            if name != self.holding and name not in self.where:
+            if (name != self.holding and name not in self.where) or not self._modelled(name):
                 continue
             texts[self._obj_text(name)] = None
         here: tuple[str, ...] = ()
         if self.at is not None:
             faucet = [self._faucet_text(self.at)] if self._places[self.at].cls == "SinkBasin" else []
             here = tuple(dict.fromkeys([self._place_text(self.at), *faucet,
-                                        *(self._obj_text(n) for n in self._visible())]))
-        located = [(self._obj_text(n), self._places[self.where[n][0]].cls) for n in self.seen_objs
-                   if n != self.holding and n in self.where]
+                                        *(self._obj_text(n) for n in self._visible() if self._modelled(n))]))
+        located = [(self._obj_text(n), self._places[self._located(n)].cls) for n in self.seen_objs
+                   if n != self.holding and n in self.where and self._modelled(n)]
         for pid in self.seen_places:  # the faucet the backend keeps at each basin (module docstring)
             if self._places[pid].cls == "SinkBasin":
                 texts[self._faucet_text(pid)] = None
@@ -413,6 +431,17 @@ class AlfworldEnv:
         return Observation(tuple(texts), self._places[self.at].cls if self.at else None, holding, here,
                            tuple(dict.fromkeys(located)))
 
+    def _modelled(self, name: str) -> bool:
+        """Whether our world has objects of this one's class (module docstring: what the agent is shown)."""
+        cls = self.cls_of.get(name, "")
+        return cls in PICKUPABLE or cls in KEEP_FIXED
+
+    def _located(self, name: str) -> str:
+        """The place an object is reported at, among those whose last look listed it: where our import holds it
+        (a mug in the coffee machine, not the counter under it), else the first."""
+        places = self.where[name]
+        return self.scene_parent[name] if len(places) > 1 and self.scene_parent.get(name) in places else places[0]
+
     def _place_text(self, pid: str) -> str:
         p = self._places[pid]
         states = []
@@ -420,14 +449,19 @@ class AlfworldEnv:
             states.append("open" if self.open[pid] else "closed")
         if p.cls in TOGGLEABLE and pid in self.power:
             states.append("on" if self.power[pid] else "off")
+        elif pid in self.lamp_name:
+            states.append("on" if self._flag("ison", self.lamp_name[pid]) else "off")
         return f"{p.cls} ({', '.join(states)})" if states else p.cls
 
     def _obj_text(self, name: str) -> str:
         cls = self.object_class(name)
         states = []
+        if name in self.obj_open:
+            states.append("open" if self.obj_open[name] else "closed")
         if cls in TOGGLEABLE:
             states.append("on" if self._flag("ison", name) else "off")
-        states += [_STATE_WORD[e] for e in ("heat", "cool", "clean") if e in self.done_effects.get(name, ())]
+        made = self.done_effects.get(name, set()) | self.due.get(name, set())  # due reads as made (docstring)
+        states += [_STATE_WORD[e] for e in ("heat", "cool", "clean") if e in made]
         return f"{cls} ({', '.join(states)})" if states else cls
 
     def _faucet_text(self, basin: str) -> str:
@@ -544,6 +578,7 @@ class AlfworldEnv:
                 self.at = pid
                 self.visited.add(pid)
                 self.last_visit[pid] = self.low_steps
+                self.seen_places.setdefault(pid, None)  # the lamp itself is seen, as in ours
                 return ""
             return f"{self._places[pid].cls} cannot be reached in ALFWorld (no receptacle there)"
         ran, feedback = self._run(f"go to {name}")
@@ -570,7 +605,10 @@ class AlfworldEnv:
             return
         if f"The {name} is open" in feedback or (pid in self.open and f"On the {name}," in feedback):
             self.open[pid] = True  # ALFWorld shows what is in it: open (or, in that game, not openable at all)
-        listed = [n for n in _listed(feedback) if n in self.cls_of and self.cls_of[n] != "Faucet"]
+        # An object in a receptacle standing on another (a mug in the coffee machine on the counter) is listed at
+        # both; until the agent moves it, it is seen only where our import holds it, as in ours.
+        listed = [n for n in _listed(feedback) if n in self.cls_of and self.cls_of[n] != "Faucet"
+                  and (n in self.moved or self.scene_parent.get(n) not in self._places or self.scene_parent[n] == pid)]
         for n in self.contents.get(pid, []):
             if n not in listed and pid in self.where.get(n, ()):
                 self.where[n].remove(pid)  # no longer there
@@ -606,6 +644,7 @@ class AlfworldEnv:
         if not ran:
             return self._refused(f"take {obj} from {place}")
         self.holding = obj
+        self.moved.add(obj)
         self.where.pop(obj, None)
         owed = self.due.pop(obj, set())
         effect = _DUE_AT.get(self._places[self.at].cls)

@@ -1,14 +1,96 @@
 """Cross-check of our world against ALFWorld's engine: our expert's plan on our import of each game's scene,
 executed in ALFWorld's engine through the ALFWorld backend; where the two worlds disagree, the step and ALFWorld's
-response."""
+response. Both worlds are stepped side by side, and at every step what the agent is shown is compared field by field
+(`FIELDS`: whether the step ran and why not, place, holding, the objects seen with their states, what is here, where
+each seen object is): the expert's steps, and a seeded sample of non-expert steps (wrong walks, failed pickups, wrong
+puts, opening the wrong thing) replayed among them."""
 from __future__ import annotations
 
+import random
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from household.alfworld_env import AlfworldEnv, AlfworldGame, load_games
+from household.env import Env
 from household.expert import solve
+from household.ontology import PICKUPABLE
+from household.world import StepResult
+
+# What the agent is shown after a step, compared between the worlds (lists compared as sets: order is presentation).
+FIELDS = ("ok", "reason", "location", "holding", "seen", "here", "located")
+WRONG_KINDS = ("walk", "pickup", "put", "open")
+
+
+def shown(res: StepResult) -> dict[str, Any]:
+    """The fields of a step's outcome that the agent sees (`FIELDS`)."""
+    o = res.observation
+    return {"ok": res.ok, "reason": res.reason, "location": o.location, "holding": o.holding,
+            "seen": sorted(set(o.objects)), "here": sorted(set(o.here)),
+            "located": sorted({f"{t} @ {p}" for t, p in o.located})}
+
+
+def first_field(a: dict[str, Any], b: dict[str, Any]) -> str:
+    """The first of `FIELDS` where two shown outcomes differ ('' when they agree)."""
+    return next((f for f in FIELDS if a[f] != b[f]), "")
+
+
+def wrong_step(game: AlfworldGame, kind: str, rng: random.Random) -> str:
+    """A non-expert sub-goal of `kind` over the game's classes (seeded): a walk to some place, a pickup of some
+    object, a put of the task's object into some place, opening some place."""
+    places = sorted({p.cls for p in game.scene.places})
+    objects = sorted({o.cls for o in game.scene.objects if o.cls in PICKUPABLE})
+    if kind == "walk" or not objects:
+        return f"Navigation {rng.choice(places)}"
+    if kind == "pickup":
+        return f"PickupObject {rng.choice(objects)}"
+    if kind == "put":
+        return f"PutObject {game.task.args.object_target or rng.choice(objects)} {rng.choice(places)}"
+    return f"OpenObject {rng.choice(places)}"
+
+
+@dataclass(frozen=True)
+class StepCheck:
+    """One game's expert plan (with non-expert steps among it) stepped in both worlds, compared at every step."""
+
+    game: str
+    steps: int  # expert steps compared
+    agree: int  # of those, steps where every field agrees
+    wrong_steps: int  # non-expert steps compared
+    wrong_agree: int
+    first: dict[str, Any] = field(default_factory=dict)  # the first differing step: step, subgoal, field, ours, alfworld
+
+    @property
+    def all_agree(self) -> bool:
+        """Every step, expert or not, shows the agent the same in both worlds."""
+        return self.agree == self.steps and self.wrong_agree == self.wrong_steps
+
+
+def step_check(game: AlfworldGame, seed: int = 0, wrong: int = 4) -> StepCheck:
+    """Step the expert's plan in both worlds, with `wrong` seeded non-expert steps inserted at seeded places, and
+    compare what each shows the agent after every step."""
+    plan = solve(game.task, seed=seed, scene=game.scene).plan
+    rng = random.Random(f"{game.task.id}|{seed}|wrong")
+    at = sorted(rng.sample(range(len(plan) + 1), min(wrong, len(plan) + 1))) if plan else []
+    steps: list[tuple[str, bool]] = []  # (sub-goal, expert?)
+    for i, sg in enumerate([*plan, None]):
+        if i in at:
+            steps.append((wrong_step(game, WRONG_KINDS[len([s for s in steps if not s[1]]) % 4], rng), False))
+        if sg is not None:
+            steps.append((sg, True))
+    ours = Env(game.task, seed=seed, scene=game.scene, max_fails=10**6, max_steps=10**9, stop_on_success=False)
+    alf = AlfworldEnv(game.task, game, seed=seed, max_fails=10**6, max_steps=10**9, stop_on_success=False)
+    counts = {True: [0, 0], False: [0, 0]}
+    first: dict[str, Any] = {}
+    for i, (sg, expert) in enumerate(steps):
+        a, b = shown(ours.step(sg)), shown(alf.step(sg))
+        diff = first_field(a, b)
+        counts[expert][0] += 1
+        counts[expert][1] += not diff
+        if diff and not first:
+            first = {"step": i, "subgoal": sg, "expert": expert, "field": diff, "ours": a[diff],
+                     "alfworld": b[diff]}
+    return StepCheck(game.dir.name, counts[True][0], counts[True][1], counts[False][0], counts[False][1], first)
 
 
 @dataclass(frozen=True)
@@ -56,9 +138,25 @@ def check_game(game: AlfworldGame, seed: int = 0) -> GameCheck:
                      bool(env.won), ours.reason, engine_commands=env.engine_commands, **first)
 
 
-def crosscheck(root: str | Path, seed: int = 0) -> dict[str, Any]:
-    """Every game under `root`: agreement share, the share won in both worlds, and each disagreement."""
-    checks = [check_game(g, seed) for g in load_games(root)]
+def step_summary(checks: list[StepCheck]) -> dict[str, Any]:
+    """Agreement of what the agent is shown: over steps (expert, non-expert) and over games (every step agrees)."""
+    def rate(a: int, b: int) -> float:
+        return round(a / b, 4) if b else 0.0
+
+    steps, agree = sum(c.steps for c in checks), sum(c.agree for c in checks)
+    wrong, wrong_agree = sum(c.wrong_steps for c in checks), sum(c.wrong_agree for c in checks)
+    games = sum(c.all_agree for c in checks)
+    return {"steps": steps, "steps_agree": agree, "step_agreement": rate(agree, steps),
+            "wrong_steps": wrong, "wrong_agree": wrong_agree, "wrong_agreement": rate(wrong_agree, wrong),
+            "games_agree": games, "game_agreement": rate(games, len(checks)),
+            "first_differences": [{"game": c.game, **c.first} for c in checks if c.first]}
+
+
+def crosscheck(root: str | Path, seed: int = 0, wrong: int = 4) -> dict[str, Any]:
+    """Every game under `root`: agreement share, the share won in both worlds, and each disagreement; and what the
+    agent is shown, compared step by step (`observations`)."""
+    games = load_games(root)
+    checks = [check_game(g, seed) for g in games]
     n = len(checks)
     both = sum(1 for c in checks if c.ours_won and c.alfworld_won)
     agree = sum(1 for c in checks if c.agree)
@@ -72,16 +170,14 @@ def crosscheck(root: str | Path, seed: int = 0) -> dict[str, Any]:
         "alfworld_won": sum(1 for c in checks if c.alfworld_won),
         "disagreements": [asdict(c) for c in checks if not c.agree or (c.ours_won and c.step >= 0)],
         "results": [{**asdict(c), "agree": c.agree} for c in checks],
+        "observations": step_summary([step_check(g, seed, wrong) for g in games]),
     }
 
 
 def differential(root: str | Path, runs: int = 4, steps: int = 80, seed: int = 0) -> dict[str, Any]:
     """Random walks stepped in both worlds: per game, `runs` sequences of `steps` sub-goals (a quarter from our
-    expert's plan, the rest random legal ones; seeded), each ended at its first divergence (success, place or
-    held object differ), which is listed with both worlds' answers."""
-    import random
-
-    from household.env import Env
+    expert's plan, the rest random legal ones; seeded), each ended at its first divergence (the first of `FIELDS`
+    that differs), which is listed with both worlds' values."""
     from household.subgoals import legal_subgoals
 
     diverged: list[dict[str, Any]] = []
@@ -97,14 +193,12 @@ def differential(root: str | Path, runs: int = 4, steps: int = 80, seed: int = 0
             alf = AlfworldEnv(g.task, g, seed=seed, max_fails=10**6, max_steps=10**9, stop_on_success=False)
             for i in range(steps):
                 sg = plan[i % len(plan)] if rng.random() < 0.25 else rng.choice(legal)
-                a, b = ours.step(sg), alf.step(sg)
+                a, b = shown(ours.step(sg)), shown(alf.step(sg))
                 compared += 1
-                oa, ob = a.observation, b.observation
-                if a.ok != b.ok or oa.location != ob.location or oa.holding != ob.holding:
-                    diverged.append({"game": g.dir.name, "run": run, "step": i, "subgoal": sg,
-                                     "ours": {"ok": a.ok, "reason": a.reason, "at": oa.location, "holding": oa.holding},
-                                     "alfworld": {"ok": b.ok, "reason": b.reason, "at": ob.location,
-                                                  "holding": ob.holding},
+                diff = first_field(a, b)
+                if diff:
+                    diverged.append({"game": g.dir.name, "run": run, "step": i, "subgoal": sg, "field": diff,
+                                     "ours": a[diff], "alfworld": b[diff],
                                      "alfworld_response": " | ".join(f"{c} -> {r}" for c, r in alf.last_commands)})
                     break
     n = len(games) * runs

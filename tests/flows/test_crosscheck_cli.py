@@ -46,6 +46,10 @@ def test_crosscheck_json_shape_and_disagreement(tmp_path):
     assert d["reason"] == "ALFWorld: goal not reached"
     assert d["commands"] == ["put soapbar 2 in/on cabinet 1"]
     assert d["alfworld_response"] == "You put the soapbar 2 in/on the cabinet 1."
+    # what the agent is shown, step by step: 11 expert steps and 4 non-expert ones per game, all alike
+    o = data["observations"]
+    assert (o["steps"], o["wrong_steps"]) == (22, 8) and o["step_agreement"] == 1.0, o
+    assert o["games_agree"] == 2 and o["first_differences"] == []
 
 
 def test_crosscheck_text_and_errors(tmp_path, capsys):
@@ -57,6 +61,7 @@ def test_crosscheck_text_and_errors(tmp_path, capsys):
     text = capsys.readouterr().out
     assert "1 games; won in both worlds 0/1 (0.0%); verdicts agree 0/1" in text
     assert "ours won, ALFWorld lost; step 10 'PutObject SoapBar Cabinet': ALFWorld: goal not reached" in text
+    assert "what the agent is shown: expert steps agree 11/11 (100.0%), non-expert steps 4/4 (100.0%)" in text
 
 
 def test_random_subgoals_in_both_worlds(tmp_path):

@@ -158,3 +158,49 @@ def test_containers_the_problem_does_not_call_openable_stand_open():
     assert standing_open == ["Cabinet|+00.95|+02.16|-00.14", "Cabinet|+00.95|+02.16|-00.76",
                              "Cabinet|+00.95|+02.44|-01.78"]
     assert len(cabinets) == 6
+
+
+@needs_alfworld
+def test_expert_plans_show_the_agent_the_same_in_both_engines_step_by_step():
+    """Issue 30: at every step of each sample's expert plan (and seeded wrong steps among them), place, holding,
+    the objects seen with their states, what is here, where each is, and a failure's reason agree."""
+    from household.crosscheck import FIELDS, shown, step_check
+    from household.expert import solve
+
+    for g in load_games(SAMPLES):
+        check = step_check(g, wrong=4)
+        assert check.all_agree and check.steps == len(solve(g.task, scene=g.scene).plan), check
+        assert check.wrong_steps == 4
+    g = _game("Apple")
+    ours, alf = Env(g.task, scene=g.scene), AlfworldEnv(g.task, g)
+    a, b = shown(ours.step("PickupObject Apple")), shown(alf.step("PickupObject Apple"))
+    assert set(a) == set(FIELDS) and a == b and not a["ok"] and a["reason"]  # a failure, with the same reason
+
+
+@needs_alfworld
+def test_an_object_closed_in_the_fridge_shows_as_cold_in_both_engines():
+    g = _game("Apple")
+    plan = ["Navigation SinkBasin", "PickupObject Apple", "Navigation Fridge", "OpenObject Fridge",
+            "PutObject Apple Fridge", "CloseObject Fridge"]
+    for env in (Env(g.task, scene=g.scene), AlfworldEnv(g.task, g)):
+        for sg in plan:
+            res = env.step(sg)
+            assert res.ok, (type(env).__name__, sg, res.reason)
+        obs = env.observe()
+        assert "Apple (cold)" in obs.objects and ("Apple (cold)", "Fridge") in obs.located, (type(env).__name__, obs)
+    # the heat case: hot as soon as the microwave runs with it inside, before it is taken out
+    for env in (Env(g.task, scene=g.scene), AlfworldEnv(g.task, g)):
+        for sg in ["Navigation SinkBasin", "PickupObject Apple", "Navigation Microwave", "OpenObject Microwave",
+                   "PutObject Apple Microwave", "CloseObject Microwave", "ToggleObjectOn Microwave"]:
+            assert env.step(sg).ok
+        assert "Apple (hot)" in env.observe().objects, type(env).__name__
+
+
+@needs_alfworld
+def test_the_step_check_names_the_first_step_and_field_that_differ(monkeypatch):
+    from household.crosscheck import step_check
+
+    monkeypatch.setattr(AlfworldEnv, "_modelled", lambda self, name: True)  # show ALFWorld's paper towel roll too
+    check = step_check(_game("Apple"), wrong=0)
+    assert not check.all_agree and check.first["step"] == 0 and check.first["field"] == "seen", check
+    assert set(check.first["alfworld"]) - set(check.first["ours"]) == {"PaperTowelRoll"}
