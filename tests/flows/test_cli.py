@@ -14,7 +14,9 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_profile_prints_set_params(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["profile", str(ROOT / "profiles" / "paper.yaml")]) == 0
     out = capsys.readouterr().out.split()
-    assert "pools.gt_per_type=20" in out and "evaluate.per_type=0" in out and "'" not in " ".join(out)
+    assert "pools.gt_per_type=20" in out and "evaluate.per_type=1" in out and "'" not in " ".join(out)
+    assert main(["profile", str(ROOT / "profiles" / "paper_endpoint.yaml")]) == 0  # the full splits, for an endpoint
+    assert "evaluate.per_type=0" in capsys.readouterr().out.split()
 
 
 def test_every_profile_key_exists_in_params() -> None:

@@ -57,7 +57,7 @@ def _pools() -> ExamplePools:
 
 def test_beam_picks_first_action_of_best_rollout(tmp_path):
     with ScriptedEndpoint(_answer) as ep, _client(ep, tmp_path) as client:
-        cfg = PlannerConfig(k=1)
+        cfg = PlannerConfig(k=1, deep_proposals="all")  # the paper: each actor proposes at every depth
         planner = build_planner(FakeTask(), get_variant("hindsight"), _pools(), client, cfg,
                                 grounder=Grounder(0.5, RejectingMapper))
         ctx = StepContext("Put a cold apple in the fridge.", ("Apple", "Fridge"), None, ())
