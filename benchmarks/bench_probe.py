@@ -90,12 +90,17 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     states = [s for t in tasks for s in recovery_states(t, args.states_per_task, cfg, seed,
                                                          random.Random(f"{seed}:recovery:{t.id}"), {})]
+    reference: dict[str, Any] = {}
     if args.reference:
-        for r in json.loads(Path(args.reference).read_text())["episodes"][args.reference_variant]:
+        ref = json.loads(Path(args.reference).read_text())
+        reference = {"variant": args.reference_variant, "split": ref["split"], "task_set": ref["task_set"],
+                     "commit": ref.get("commit", "")}
+        for r in ref["episodes"][args.reference_variant]:
             states += on_policy_states(get_task(r["task_id"]), executed_subgoals(r), args.on_policy_per_task, cfg,
                                        seed, random.Random(f"{seed}:on_policy:{r['task_id']}"), {})
     build_seconds = time.perf_counter() - t0
-    print(f"{len(states)} states of {len(tasks)} tasks in {build_seconds:.0f} s", file=sys.stderr, flush=True)
+    print(f"{len(states)} states of {len({s.task_id for s in states})} tasks in {build_seconds:.0f} s", file=sys.stderr,
+          flush=True)
     picks: dict[str, list[dict[str, Any]]] = {}
     seconds: dict[str, float] = {}
     grounder = Grounder(cfg.map_threshold)
@@ -127,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
              for a, b in (("actor_hind", "actor_gt"), ("actor_hind", "actor_hind_empty")) if {a, b} <= set(picks)]
     total = sum(v for c, v in seconds.items() if c in TARGET_CONFIGS)
     out = {"commit": revision(), "split": args.split, "tasks": len({s.task_id for s in states}),
-           "states": len(states), "kinds": {k: sum(s.kind == k for s in states) for k in ("recovery", "on_policy")},
+           "states": len(states), "reference": reference, "kinds": {k: sum(s.kind == k for s in states) for k in ("recovery", "on_policy")},
            "d_undefined": sum(s.d is None for s in states), "build_seconds": round(build_seconds, 1),
            "answer_seconds": round(total, 1), "gt_examples": len(gt), "hindsight_examples": len(hind),
            "configs": figures, "paired": pairs}

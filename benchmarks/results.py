@@ -133,9 +133,14 @@ def planner_section(d: dict[str, Any]) -> list[str]:
 
 def probe_section(d: dict[str, Any]) -> list[str]:
     """Tables of one bench_probe output: each configuration's optimal-pick rate and regret, then Actor_hind paired."""
-    lines = [f"### bench_probe: {d['split']} probe tasks outside the dev set and the pools ({d['tasks']} tasks, "
-             f"{d['states']} states, d undefined in {d['d_undefined']}), commit `{d['commit']}`; "
-             f"{d['gt_examples']} gt / {d['hindsight_examples']} hindsight examples", ""]
+    kinds, ref = d.get("kinds") or {"recovery": d["states"]}, d.get("reference") or {}
+    where = f"{kinds.get('recovery', 0)} recovery states of {d['split']} probe tasks outside the dev set and the pools"
+    if kinds.get("on_policy"):
+        where += (f", {kinds['on_policy']} on-policy states of the {ref.get('variant')} episodes of a bench_planner "
+                  f"run on {ref.get('split')} ({ref.get('task_set')})")
+    lines = [f"### bench_probe: {where}; {d['tasks']} tasks, {d['states']} states (d undefined in "
+             f"{d['d_undefined']}), commit `{d['commit']}`; {d['gt_examples']} gt / {d['hindsight_examples']} "
+             "hindsight examples", ""]
     if d.get("note"):
         lines += [d["note"], ""]
     lines += ["| configuration | states | optimal pick [95% CI] | mean regret [95% CI] | seconds | optimal by state "
