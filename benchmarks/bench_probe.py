@@ -2,7 +2,7 @@
 states of a reference run), answered by Actor_gt, Actor_hind and a seeded random pick with the params' model
 (planner/probe.py, as the `probe` stage does).
 
-    .venv/bin/python benchmarks/bench_probe.py [--per-type 8] [--states-per-task 4] [--hindsight-pool FILE]
+    .venv/bin/python benchmarks/bench_probe.py [--per-type 3] [--states-per-task 10] [--hindsight-pool FILE]
         [--reference BENCH_PLANNER_OUT --on-policy-per-task 3]
         [--configs actor_gt,actor_hind,actor_hind_empty,random] [--params params.yaml] [--out FILE] [--json]
 
@@ -44,8 +44,10 @@ def missed_targets(states: int, seconds: float) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--params", default="params.yaml")
-    ap.add_argument("--per-type", type=int, default=8, help="probe tasks per task type")
-    ap.add_argument("--states-per-task", type=int, default=4)
+    # Few tasks, many states each: an answer's cost is mostly the first prefill of a task's examples (~20 s on 2
+    # cores for ~2000 tokens); the next states of the task reuse that prefix (~2 s). 3 x 7 tasks x 10 = 210 states.
+    ap.add_argument("--per-type", type=int, default=3, help="probe tasks per task type")
+    ap.add_argument("--states-per-task", type=int, default=10)
     ap.add_argument("--split", default="valid_seen")
     ap.add_argument("--hindsight-pool", default="data/pools/hindsight.jsonl")
     ap.add_argument("--configs", default="actor_gt,actor_hind,random")
