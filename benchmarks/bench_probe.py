@@ -134,7 +134,8 @@ def main(argv: list[str] | None = None) -> int:
              for a, b in (("actor_hind", "actor_gt"), ("actor_hind", "actor_hind_empty")) if {a, b} <= set(picks)]
     total = sum(v for c, v in seconds.items() if c in TARGET_CONFIGS)
     out = {"commit": revision(), "split": args.split, "tasks": len({s.task_id for s in states}),
-           "states": len(states), "reference": reference, "kinds": {k: sum(s.kind == k for s in states) for k in ("recovery", "on_policy")},
+           "states": len(states), "reference": reference,
+           "kinds": {k: sum(s.kind == k for s in states) for k in ("recovery", "on_policy")},
            "d_undefined": sum(s.d is None for s in states), "build_seconds": round(build_seconds, 1),
            "answer_seconds": round(total, 1), "gt_examples": len(gt), "hindsight_examples": len(hind),
            "configs": figures, "paired": pairs}

@@ -1,12 +1,15 @@
 """The results file: docs/results.md, written from the measured bench outputs kept in benchmarks/results/.
 
     .venv/bin/python benchmarks/results.py keep FILE [--commit SHA] [--note TEXT]   # keep a bench's --out JSON
+    .venv/bin/python benchmarks/results.py keep-run DIR --commit SHA --wall MIN [--note TEXT]  # a `make run`
     .venv/bin/python benchmarks/results.py write [--out docs/results.md]           # the page, from what is kept
 
 `keep` stores a bench_planner or bench_probe `--out` file under benchmarks/results/, trimmed to what the tables need
 (per-episode steps and prompts dropped; one row per episode or pick kept for pairing), with the commit it was
-measured at (the file's own `commit`, or --commit for an output written before benches recorded it). `write` renders
-one table per kept file: planner, variant, task set, N and commit on every table. Nothing here runs a model.
+measured at (the file's own `commit`, or --commit for an output written before benches recorded it). `keep-run`
+stores what a pipeline workspace measured: each stage's seconds, each evaluated variant's metrics, the probe's figures
+and the hindsight pool's manifest. `write` renders one table per kept file: planner, variant, task set, N and commit
+on every table. Nothing here runs a model.
 """
 from __future__ import annotations
 
@@ -34,7 +37,9 @@ def revision(root: Path = ROOT) -> str:
 
 
 def kind_of(data: dict[str, Any]) -> str:
-    """'planner' (bench_planner) or 'probe' (bench_probe), from the output's keys."""
+    """'planner' (bench_planner), 'probe' (bench_probe) or 'run' (a pipeline workspace), from the output's keys."""
+    if "stages" in data and "eval" in data:
+        return "run"
     if "variants" in data and "floors" in data:
         return "planner"
     if "configs" in data and "states" in data:
@@ -90,15 +95,42 @@ def keep(path: Path, commit: str | None, note: str) -> Path:
     return dest
 
 
+def keep_run(root: Path, commit: str, wall_minutes: float, note: str) -> Path:
+    """Store a pipeline workspace's measured figures under benchmarks/results/ as run-<commit>.json."""
+    def load(p: Path) -> Any:
+        return json.loads(p.read_text())
+
+    import yaml
+
+    params = yaml.safe_load((root / "params.yaml").read_text())
+    data = {
+        "commit": commit, "note": note, "wall_minutes": wall_minutes,
+        "evaluate": {k: params["evaluate"][k] for k in ("task_set", "splits", "per_type", "max_tasks")},
+        "variants": {name: (v.get("planner") or {}).get("scaffold", params["planner"]["scaffold"])
+                     for name, v in params["evaluate"]["variants"].items()},
+        "stages": {p.stem: {"seconds": load(p).get("seconds", 0.0), "items": load(p).get("items")}
+                   for p in sorted((root / "details" / "stages").glob("*.json"))},
+        "eval": {f"{p.parent.name}/{p.stem}": load(p) for p in sorted((root / "metrics" / "eval").glob("*/*.json"))},
+        "probe": {p.stem: load(p) for p in sorted((root / "metrics" / "probe").glob("*.json"))},
+        "pool": load(root / "data" / "pools" / "hindsight.manifest.json").get("params", {}),
+    }
+    KEPT.mkdir(parents=True, exist_ok=True)
+    dest = KEPT / f"run-{commit.replace('+', '-')}.json"
+    dest.write_text(json.dumps(data, indent=1) + "\n")
+    return dest
+
+
 def _pct(x: float | None) -> str:
     return "-" if x is None else f"{x:.0%}"
 
 
-def _ci(ci: Any, pct: bool = True) -> str:
+def _ci(ci: Any, pct: bool = True, signed: bool = False) -> str:
     if not ci:
         return ""
     lo, hi = ci
-    return f" [{lo:.0%}, {hi:.0%}]" if pct else f" [{lo:+.2f}, {hi:+.2f}]"
+    if pct:
+        return f" [{lo:.0%}, {hi:.0%}]"
+    return f" [{lo:+.2f}, {hi:+.2f}]" if signed else f" [{lo:.2f}, {hi:.2f}]"
 
 
 def planner_section(d: dict[str, Any]) -> list[str]:
@@ -155,9 +187,52 @@ def probe_section(d: dict[str, Any]) -> list[str]:
         t = p["table"]
         lines += ["", f"Paired on {p['states']} states of {p['tasks']} tasks, {p.get('a', 'actor_hind')} vs "
                   f"{p.get('b', 'actor_gt')}: optimal {p['optimal_diff']:+.1%}{_ci(p.get('optimal_diff_ci'))}, "
-                  f"regret {p['regret_diff']:+.2f}{_ci(p.get('regret_diff_ci'), pct=False)}; both {t['both']}, only "
+                  f"regret {p['regret_diff']:+.2f}{_ci(p.get('regret_diff_ci'), pct=False, signed=True)}; both "
+                  f"{t['both']}, only "
                   f"the first {t['only_a']}, only the second {t['only_b']}, neither {t['neither']}; McNemar p = "
                   f"{p['mcnemar_p']:.3f}."]
+    return lines + [""]
+
+
+def run_section(d: dict[str, Any]) -> list[str]:
+    """Tables of one `make run`: stage seconds, the evaluated variants, the probe."""
+    ev = d["evaluate"]
+    lines = [f"### make run (default params), commit `{d['commit']}`: {d['wall_minutes']:.1f} min wall", ""]
+    if d.get("note"):
+        lines += [d["note"], ""]
+    lines += ["| stage | seconds | items |", "|---|---|---|"]
+    lines += [f"| {name} | {s['seconds']:.0f} | {s['items']} |" for name, s in d["stages"].items()]
+    lines += ["", f"Evaluated on task set **{ev['task_set']}** of {', '.join(ev['splits'])} ({ev['per_type']} per "
+              f"type, at most {ev['max_tasks']} task(s) per variant):", "",
+              "| planner (scaffold) | variant | N | SR | GC | LLM-decided | calls/sub-goal |",
+              "|---|---|---|---|---|---|---|"]
+    for key, m in d["eval"].items():
+        name = key.split("/")[0]
+        scaffold = d["variants"].get(name, "?")
+        planner = "expert" if name == "expert" else ("paper (none)" if scaffold == "none" else f"scaffold ({scaffold})")
+        lines.append(f"| {planner} | {key} | {m['episodes']} | {m['sr']:.0%} | {m['gc']:.2f} | "
+                     f"{_pct(m.get('llm_decided'))} | {m.get('calls/subgoal', 0):.2f} |")
+    configs = {k: v for k, v in d["probe"].items() if "_vs_" not in k}
+    if configs:
+        any_cfg = next(iter(configs.values()))
+        kinds = ", ".join(f"{k} {v['states']}" for k, v in any_cfg["by_kind"].items())
+        lines += ["", f"The probe: {any_cfg['states']} states of {any_cfg['tasks']} tasks ({kinds}):", "",
+                  "| configuration | optimal pick [95% CI] | mean regret [95% CI] | optimal by state kind |",
+                  "|---|---|---|---|"]
+        for c, f in configs.items():
+            kinds = ", ".join(f"{k} {v['optimal']:.0%} of {v['states']}" for k, v in f["by_kind"].items())
+            lines.append(f"| {c} | {f['optimal']:.0%}{_ci(f['optimal_ci'])} | {f['regret']:.2f}"
+                         f"{_ci(f['regret_ci'], pct=False)} | {kinds} |")
+        for name, p in d["probe"].items():
+            if "_vs_" in name:
+                t = p["table"]
+                lines += ["", f"Paired, {p['a']} vs {p['b']} on {p['states']} states of {p['tasks']} tasks: optimal "
+                          f"{p['optimal_diff']:+.1%}{_ci(p['optimal_diff_ci'])}, regret {p['regret_diff']:+.2f}"
+                          f"{_ci(p['regret_diff_ci'], pct=False, signed=True)}; both {t['both']}, only {p['a']} "
+                          f"{t['only_a']}, "
+                          f"only {p['b']} {t['only_b']}, neither {t['neither']}; McNemar p = {p['mcnemar_p']:.3f}."]
+    if d.get("pool"):
+        lines += ["", f"Hindsight pool: {json.dumps(d['pool'], sort_keys=True)}"]
     return lines + [""]
 
 
@@ -171,6 +246,9 @@ def page(kept: list[dict[str, Any]]) -> str:
              "dev_set.json`) is where rules and prompts were tuned; *heldout* figures come from tasks outside it.", ""]
     planner = [d for d in kept if kind_of(d) == "planner"]
     probe = [d for d in kept if kind_of(d) == "probe"]
+    runs = [d for d in kept if kind_of(d) == "run"]
+    if runs:
+        lines += ["## The default pipeline (`make run`)", ""] + [x for d in runs for x in run_section(d)]
     if planner:
         lines += ["## Planner quality (episodes)", ""] + [x for d in planner for x in planner_section(d)]
     if probe:
@@ -192,11 +270,18 @@ def main(argv: list[str] | None = None) -> int:
     k.add_argument("file", type=Path)
     k.add_argument("--commit", default=None, help="the commit that measured it (default: the file's 'commit')")
     k.add_argument("--note", default="", help="one line printed above its table")
+    r = sub.add_parser("keep-run", help="store a pipeline workspace's figures under benchmarks/results/")
+    r.add_argument("dir", type=Path)
+    r.add_argument("--commit", required=True, help="the commit the workspace ran")
+    r.add_argument("--wall", type=float, required=True, help="the run's wall time in minutes (e.g. /usr/bin/time)")
+    r.add_argument("--note", default="")
     w = sub.add_parser("write", help="write the results page from benchmarks/results/")
     w.add_argument("--out", type=Path, default=PAGE)
     args = ap.parse_args(argv)
     if args.cmd == "keep":
         print(keep(args.file, args.commit, args.note))
+    elif args.cmd == "keep-run":
+        print(keep_run(args.dir, args.commit, args.wall, args.note))
     else:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(page(load_kept()))

@@ -58,7 +58,8 @@ class StepCheck:
     agree: int  # of those, steps where every field agrees
     wrong_steps: int  # non-expert steps compared
     wrong_agree: int
-    first: dict[str, Any] = field(default_factory=dict)  # the first differing step: step, subgoal, field, ours, alfworld
+    # the first differing step: step, subgoal, expert?, field, ours, alfworld
+    first: dict[str, Any] = field(default_factory=dict)
 
     @property
     def all_agree(self) -> bool:
