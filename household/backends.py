@@ -1,17 +1,49 @@
 """Which world an episode runs in (`world.backend`): ours (`household`) or ALFWorld's engine (`alfworld`).
 
-Both give the one environment interface the closed loop, practice runs, replays and evaluation use:
-`observe() -> Observation`, `step(subgoal) -> StepResult`, `done`, `done_reason`, `success`, `goal_conditions()`,
-`scene` (our scene of the task: the expert plans on it), and the counters `subgoals_executed`, `failed_subgoals`,
-`low_steps`. The ALFWorld backend plays the game of the task found under `world.alfworld_games`.
+Both implement `EpisodeEnv`, the one environment interface the closed loop, practice runs, replays and evaluation
+use (tests/household/test_backends.py runs both against it). The ALFWorld backend plays the game of the task found
+under `world.alfworld_games`.
 """
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Protocol, runtime_checkable
 
 from household.layout import Scene
+from household.subgoals import SubGoal
 from household.tasks import Task
+from household.world import Observation, StepResult
+
+
+@runtime_checkable
+class EpisodeEnv(Protocol):
+    """One episode of a task in a world: what the agent sees, a sub-goal at a time, and how it ended."""
+
+    scene: Scene  # our scene of the task (the expert plans on it)
+    low_steps: int  # ALFRED's low-level steps spent (travel cost + one per interaction)
+    subgoals_executed: int
+    failed_subgoals: int
+
+    @property
+    def done(self) -> bool:
+        """Whether the episode has ended."""
+
+    @property
+    def done_reason(self) -> str:
+        """'' while running; else 'success', 'stop', 'max_fails' or 'max_steps'."""
+
+    @property
+    def success(self) -> bool:
+        """Whether the task's goal holds (the world's own verdict)."""
+
+    def observe(self) -> Observation:
+        """What the agent knows now."""
+
+    def step(self, subgoal: str | SubGoal) -> StepResult:
+        """Run one sub-goal: ok or the failure's reason, the new observation, whether the episode ended."""
+
+    def goal_conditions(self) -> tuple[int, int]:
+        """(met, total) of ALFRED's goal conditions."""
 
 BACKENDS: tuple[str, ...] = ("household", "alfworld")
 
@@ -27,7 +59,7 @@ def check_backend(backend: str, games: str | Path | None, where: str = "params.y
 
 def open_env(task: Task, backend: str = "household", games: str | Path | None = None, *, seed: int = 0,
              max_fails: int = 10, max_steps: int = 1000, explore_budget: int = 400, scene: Scene | None = None,
-             stop_on_success: bool = True) -> Any:
+             stop_on_success: bool = True) -> EpisodeEnv:
     """A fresh episode of `task` on `backend` (for `alfworld`: the task's game under `games`; `scene` unused)."""
     check_backend(backend, games)
     if backend == "household":
