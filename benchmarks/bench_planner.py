@@ -4,6 +4,7 @@
         [--variants hindsight,no_hindsight,scaffold_hindsight,scaffold_no_hindsight] [--no-floors]
         [--hindsight-pool data/pools/hindsight.jsonl] [--params params.yaml] [--out FILE] [--json]
         [--alfworld DIR]   # every game under DIR, on ALFWorld's engine (world.backend: alfworld), not a split
+        [--alfworld DIR --engine household]   # the same games' tasks in our world, on our import of each scene
     .venv/bin/python benchmarks/bench_planner.py --from-rollouts data/relabel/rollouts.jsonl   # summarize only
         [--timing details/timing/collect.jsonl]   # default: the timing file of the stage that wrote them
 
@@ -47,6 +48,8 @@ def missed_targets(results: dict[str, dict[str, Any]]) -> list[str]:
     """The targets missed by the variants that ran, each named (empty when all are met)."""
     missed = []
     for v, q in results.items():
+        if not q.get("calls_per_subgoal"):  # the expert, or no LLM at all: no LLM targets apply
+            continue
         if (q["actor_illegal_share"] or 0) > 0:
             missed.append(f"{v}: illegal actor answers {q['actor_illegal_share']:.1%} > 0")
         need, share = DECIDED_MIN.get(q.get("scaffold", "")), q.get("llm_decided")
@@ -105,6 +108,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--set", dest="task_set", default="heldout", choices=("heldout", "dev", "all"),
                     help="the tasks sampled from: heldout = outside the dev set (default), dev, all")
     ap.add_argument("--no-floors", action="store_true", help="skip the LLM-free floors (random, first legal)")
+    ap.add_argument("--engine", choices=("alfworld", "household"), default="alfworld",
+                    help="with --alfworld: the engine that plays the games (household: our world on our import of "
+                         "each game's scene, to compare the two engines on the same tasks)")
     ap.add_argument("--alfworld", default=None, metavar="DIR",
                     help="play every ALFWorld game under DIR on the ALFWorld backend (world.backend: alfworld) "
                          "instead of a split's sample (--split, --per-type and --types then unused)")
@@ -161,12 +167,17 @@ def main(argv: list[str] | None = None) -> int:
         hind = [Sample.from_dict(r) for r in rows if r["kind"] == "hindsight"]
         critic += [CriticSample.from_dict(r) for r in rows if r["kind"] == "critic"]
     pools = ExamplePools(gt=gt, hind=hind, critic=critic)
-    if args.alfworld:  # every game's own task, played in ALFWorld's engine
-        from household.backends import backend_tasks
+    scenes: dict[str, Any] = {}  # task id -> the scene to play it on (our world on a game's scene)
+    if args.alfworld:  # every game's own task, played in ALFWorld's engine (or ours, on the game's scene)
+        from household.alfworld_env import load_games
 
-        params["world"] = {**params["world"], "backend": "alfworld", "alfworld_games": args.alfworld}
-        picked = backend_tasks("alfworld", args.alfworld)
-        args.split, args.per_type, args.task_set = f"alfworld:{args.alfworld}", 0, "all"
+        games = load_games(args.alfworld)
+        picked = [g.task for g in games]
+        if args.engine == "alfworld":
+            params["world"] = {**params["world"], "backend": "alfworld", "alfworld_games": args.alfworld}
+        else:
+            scenes = {g.task.id: g.scene for g in games}
+        args.split, args.per_type, args.task_set = f"alfworld:{args.alfworld}:{args.engine}", 0, "all"
     else:
         picked = seeded_tasks(args.split, args.per_type, seed, args.types, args.task_set)
     specs = [get_variant(v, params) for v in args.variants.split(",")]
@@ -205,7 +216,7 @@ def main(argv: list[str] | None = None) -> int:
             eps, timings = [], {}
             for i, task in enumerate(picked, 1):
                 mark, t1 = client.usage.snapshot(), time.perf_counter()
-                r = run_episode(task, spec, pools, client, cfg)
+                r = run_episode(task, spec, pools, client, cfg, scene=scenes.get(task.id))
                 eps.append(r.to_dict())
                 timings[r.id] = timing_row(task.id, Timed(eps[-1], time.perf_counter() - t1,
                                                           client.usage.summary(since=mark)))

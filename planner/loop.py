@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Sequence
 
 from household.expert import expert_plan
+from household.layout import Scene
 from household.metrics import episode_metrics
 from household.tasks import Task
 from planner.actors import StepContext
@@ -105,17 +106,18 @@ def _per_subgoal(llm: dict[str, Any], n: int) -> dict[str, float]:
 
 def run_episode(task: Task, variant: str | Variant, pools: ExamplePools, client: Any, cfg: PlannerConfig, *,
                 seed: int | None = None, leave_out: str = "", on_step: Callable[[StepView], None] | None = None,
-                prefix: Sequence[str] = ()) -> Rollout:
+                prefix: Sequence[str] = (), scene: Scene | None = None) -> Rollout:
     """Run one closed-loop episode of `variant` on `task` and return its rollout record (no files written).
 
     `cfg` must be the variant's (`PlannerConfig.from_params(params, variant)`): its planner overrides included.
     `prefix`: sub-goals executed first, as if the agent had chosen them (the probe's full planner step starts from a
-    probe state: a prefix and `max_subgoals` 1); they are in the history the prompts show, not in the record."""
+    probe state: a prefix and `max_subgoals` 1); they are in the history the prompts show, not in the record.
+    `scene`: the scene to play on (our world on an ALFWorld game's scene); default: the task's seeded scene."""
     spec = get_variant(variant)
     _check_config(spec, cfg)
     seed = cfg.seed if seed is None else seed
     mark = client.usage.snapshot() if client is not None else None
-    env = new_env(task, cfg, seed)
+    env = new_env(task, cfg, seed, scene)
     expert = expert_plan(task, seed=seed, scene=env.scene)  # the scene is built once per episode
     expert_len = len(expert)
     instruction = task.instruction(0)

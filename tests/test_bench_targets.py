@@ -50,7 +50,7 @@ def test_planner_targets() -> None:
     def q(**over: object) -> dict:
         return {"sr": 0.5, "adapter_accuracy": {"object_target": 0.95}, "actor_illegal_share": 0.0,
                 "seconds_per_subgoal": 5.0, "outside_llm_share": 0.01, "scaffold": "none", "llm_decided": 0.9,
-                **over}
+                "calls_per_subgoal": 3.0, **over}
 
     assert m.missed_targets({"hindsight": q(), "no_hindsight": q()}) == []
     # held-out quality has no target to chase: a low SR or adapter accuracy is reported, not a miss
@@ -58,6 +58,8 @@ def test_planner_targets() -> None:
     assert m.missed_targets({"no_hindsight": q(llm_decided=0.79)})           # the paper's planner: >= 80% by the LLM
     assert m.missed_targets({"no_hindsight": q(llm_decided=0.2, scaffold="full")}) == []  # the scaffold's rules decide
     assert m.missed_targets({"hindsight": q(actor_illegal_share=0.001)})
+    # the expert makes no LLM call: the LLM's targets do not apply to it
+    assert m.missed_targets({"expert": q(llm_decided=0.0, outside_llm_share=1.0, calls_per_subgoal=0.0)}) == []
     assert m.missed_targets({"hindsight": q(seconds_per_subgoal=6.1)})
     assert m.missed_targets({"no_hindsight": q(seconds_per_subgoal=6.1)}) == []  # the 6 s target is hindsight's
     assert m.missed_targets({"llm_planner": q(outside_llm_share=0.05)})
