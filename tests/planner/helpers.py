@@ -57,3 +57,20 @@ def sample(kind: str, task_id: str, text: str, steps: list[str]) -> Sample:
 def critic(task_id: str, text: str, steps: list[str], num: int, den: int) -> CriticSample:
     return CriticSample.new(task_id=task_id, task_type="pick_cool_then_place_in_recep", instruction=text,
                             steps=steps, value_num=num, value_den=den, verified=True, source="expert")
+
+
+def first_task(task_type: str, split: str = "valid_seen") -> Any:
+    """The first task of a type in a split."""
+    from household.tasks import load_tasks
+
+    return next(t for t in load_tasks(split) if t.task_type == task_type)
+
+
+def gt_pools(task_type: str, n: int) -> Any:
+    """ExamplePools holding the gt samples of the first `n` train tasks of a type (list index: no encoder)."""
+    from household.tasks import load_tasks
+    from planner.examples import ExamplePools
+    from planner.gt import build_gt_samples
+
+    train = [t for t in load_tasks("train") if t.task_type == task_type][:n]
+    return ExamplePools(gt=build_gt_samples(train), index_factory=ListIndex)

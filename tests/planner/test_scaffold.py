@@ -12,24 +12,22 @@ from household.tasks import load_tasks
 from planner.adapter import Adapter
 from planner.config import PlannerConfig
 from planner.examples import ExamplePools
-from planner.gt import build_gt_samples
 from planner.lexicon import Lexicon
 from planner.llm.client import LLMClient
 from planner.llm.scripted import ScriptedEndpoint, grammar_choices
 from planner.loop import chosen_by, run_episode
 from planner.variants import Variant, get_variant
-from tests.planner.helpers import ListIndex
+from tests.planner.helpers import first_task, gt_pools
 
 
 @pytest.fixture(scope="module")
 def task():
-    return next(t for t in load_tasks("valid_seen") if t.task_type == "pick_heat_then_place_in_recep")
+    return first_task("pick_heat_then_place_in_recep")
 
 
 @pytest.fixture(scope="module")
 def pools():
-    train = [t for t in load_tasks("train") if t.task_type == "pick_heat_then_place_in_recep"][:3]
-    return ExamplePools(gt=build_gt_samples(train), index_factory=ListIndex)
+    return gt_pools("pick_heat_then_place_in_recep", 3)
 
 
 def _episode(task, pools, tmp_path, scaffold: str, **cfg):
