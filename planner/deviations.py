@@ -80,6 +80,8 @@ DEVIATIONS: tuple[Deviation, ...] = (
     # The paper's scale, cut for a laptop (profiles/paper.yaml restores it).
     _row("pools.gt_per_type", 20, 2, "size", "ground-truth trajectories per task type (paper: 140 in all)"),
     _row("collect.per_type", 20, 1, "size", "practice runs per task type (paper: every ground-truth task)"),
+    _row("collect.max_subgoals", 30, 16, "cost", "a practice run ends after 16 sub-goals, about the longest mean "
+         "expert plan (paper: the planner's cap); past it the 1.5B model's runs loop"),
     _row("retrieval.k", 9, 3, "size", "examples per prompt (paper: 9, as LLM-Planner); 3 keeps CPU prompts short"),
     _row("planner.max_subgoals", 30, 32, "size", "episode cap: twice the longest mean expert plan (heat, 15.9)"),
     # Cuts in calls or time that change the rollouts (ours under both planners).

@@ -74,6 +74,20 @@ def paired(a: str, rows_a: Iterable[Row], b: str, rows_b: Iterable[Row], samples
             "regret_diff_ci": bootstrap_ci([reg_sum, counts], stat, samples, seed) if n else [0.0, 0.0]}
 
 
+def headline(summaries: Mapping[str, Mapping[str, Any]], pairs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """metrics/probe.json, the declared DVC metric (`dvc metrics show`, `dvc exp show`): each configuration's
+    optimal-pick rate, and per pair A - B of the optimal rate with McNemar's p. Few short keys: the table stays
+    readable; the intervals and breakdowns are in metrics/probe/."""
+    out: dict[str, Any] = {c: s["optimal"] for c, s in summaries.items()}
+    for p in pairs:
+        out[f"{_short(p['a'])}-{_short(p['b'])}"] = {"diff": p["optimal_diff"], "p": round(p["mcnemar_p"], 4)}
+    return out
+
+
+def _short(config: str) -> str:
+    return config.removeprefix("actor_")
+
+
 def paired_text(result: Mapping[str, Any]) -> str:
     """A paired probe comparison as `hindsight compare --probe` prints it."""
     t = result["table"]

@@ -23,7 +23,7 @@ _semaphores: dict[str, Any] = {}
 
 def cluster_limiter() -> Callable[[str, str, int], ContextManager[None]] | None:
     """The limiter for LLMClient.limiter when this process is a Dask worker; None anywhere else."""
-    try:
+    try:  # distributed takes ~1 s to import (python -X importtime, 2 cores): only where Dask runs
         from distributed import get_worker
     except ImportError:  # pragma: no cover - distributed is a dependency; only a broken venv lacks it
         return None
@@ -51,7 +51,7 @@ def lease(endpoint: str, model: str, max_concurrency: int) -> Iterator[None]:
 
 
 def _semaphore(name: str, max_leases: int) -> Any:
-    from distributed import Semaphore
+    from distributed import Semaphore  # on Dask workers only (see cluster_limiter)
 
     with _lock:  # one per process and name: it registers with the scheduler once and refreshes its own leases
         sem = _semaphores.get(name)

@@ -89,9 +89,12 @@ def _foreach_entry(foreach: Any, key: str, where: str) -> Any:
     m = re.fullmatch(r"\$\{([\w.]+)\}", foreach) if isinstance(foreach, str) else None
     if not m:
         return None
-    from flows.runtime.params import load_params
-
-    node: Any = load_params(project_dir() / "params.yaml")
+    # Read as DVC resolves the interpolation, from params.yaml itself (flows.runtime.params reads this module).
+    file = project_dir() / "params.yaml"
+    try:
+        node: Any = yaml.safe_load(file.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise DeclarationError(f"{where}: cannot read {file} for {foreach}: {exc}") from None
     for part in m.group(1).split("."):
         node = node.get(part) if isinstance(node, dict) else None
     if not isinstance(node, dict):

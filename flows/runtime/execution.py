@@ -5,6 +5,10 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
+from prefect.task_runners import ThreadPoolTaskRunner
+
+from flows.runtime.params import ParamsError
+
 RUNNERS = ("threads", "dask")
 
 
@@ -17,8 +21,6 @@ class Execution:
     dask_address: str | None = None
 
     def __post_init__(self) -> None:
-        from flows.runtime.params import ParamsError
-
         if not isinstance(self.workers, int) or isinstance(self.workers, bool) or self.workers < 1:
             raise ParamsError(f"params.yaml: pipeline.workers must be an integer >= 1, got {self.workers!r}")
         if self.task_runner not in RUNNERS:
@@ -62,10 +64,8 @@ class Execution:
 def task_runner(execution: Execution) -> Any:
     """The Prefect task runner for `execution` (a context manager with `.submit(task, parameters)`)."""
     if execution.task_runner == "threads":
-        from prefect.task_runners import ThreadPoolTaskRunner
-
         return ThreadPoolTaskRunner(max_workers=execution.workers)
-    try:
+    try:  # only on Dask: prefect-dask and distributed add ~1 s to the import (python -X importtime, 2 cores)
         from prefect_dask import DaskTaskRunner
     except ImportError as exc:  # pragma: no cover - a dependency of the project; only a broken venv lacks it
         raise RuntimeError("pipeline.task_runner: dask needs prefect-dask and distributed "

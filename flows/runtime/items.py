@@ -18,6 +18,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from prefect import get_run_logger
+
+from flows.runtime.cluster_limits import cluster_limiter
+from flows.runtime.stage_io import file_digest
+from flows.runtime.workspace import path
+from planner.llm.client import LLMClient
+from planner.llm.settings import LLMSettings
+from planner.llm.usage import Usage
 from pools.ids import content_id
 from pools.timing import Timed
 
@@ -89,8 +97,6 @@ def item_client(client: Any) -> Any:
     """The process's client as one item sees it: the same endpoints, response cache and per-endpoint semaphores
     (so `llm.max_concurrency` holds across items), but its own `usage`, so that what an item records about its
     calls (an episode's `llm` block) counts its own calls, not those other items made meanwhile."""
-    from planner.llm.usage import Usage
-
     view = copy.copy(client)  # shallow: SDK clients, cache store, locks and semaphores stay shared
     view.usage = Usage()
     return view
@@ -112,12 +118,9 @@ def _client(job: ItemJob) -> Any:
     with _lock:
         client = _clients.get(key)
         if client is None:
-            import openai  # noqa: F401 - seconds to import: once per process, while the other threads wait anyway
-
-            from planner.llm.client import LLMClient
-            from planner.llm.settings import LLMSettings
-
-            from flows.runtime.cluster_limits import cluster_limiter
+            # The SDK takes seconds to import (the client imports it at its first call): once per process, here,
+            # while the other threads wait anyway.
+            import openai  # noqa: F401
 
             # One client per process: its per-endpoint semaphore caps this process's calls in flight, and on a Dask
             # worker a cluster-wide semaphore caps those of every worker together (llm.max_concurrency).
@@ -128,9 +131,6 @@ def _client(job: ItemJob) -> Any:
 
 
 def _check_inputs(job: ItemJob) -> None:
-    from flows.runtime.stage_io import file_digest
-    from flows.runtime.workspace import path
-
     try:
         here = file_digest(*job.digests)
     except OSError as exc:
@@ -148,8 +148,6 @@ def warm_workers(runner: Any, job: ItemJob) -> None:
     worker's first build imports the planner and reads the inputs: seconds). A failure here is only logged: the
     items then fail one by one with its reason."""
     try:
-        from prefect import get_run_logger
-
         log: Any = get_run_logger()
     except Exception:  # noqa: BLE001 - outside a flow run
         log = logging.getLogger("flows.runtime.items")

@@ -3,30 +3,27 @@ from __future__ import annotations
 
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable
 
-from flows.runtime.params import max_failure_share, resume_key
+from flows.runtime.execution import Execution
+from flows.runtime.items import ItemJob, StagePlan, item_client, run_item, timed, warm_workers
+from flows.runtime.params import ParamsError, max_failure_share, resume_key
+from flows.runtime.stage import finish, run_items, stage_lock
 from flows.runtime.stage_io import file_digest
 from flows.runtime.workspace import path, project_dir
+from planner.llm.client import LLMClient, LLMError
+from planner.llm.settings import LLMSettings
 from pools.jsonl import write_jsonl
-
-if TYPE_CHECKING:
-    from pools.timing import Timed
-    from flows.runtime.items import StagePlan
+from pools.timing import Timed
 
 
-def llm_client(params: dict[str, Any], cache_dir: Path | None = None):  # -> LLMClient (imported lazily: heavy)
+def llm_client(params: dict[str, Any], cache_dir: Path | None = None) -> LLMClient:
     """The one way to build an LLM client: from params `llm:` (response cache in `cache_dir`, else the project's)."""
-    from planner.llm.client import LLMClient
-    from planner.llm.settings import LLMSettings
-
     return LLMClient(LLMSettings.from_params(params["llm"]), cache_dir=cache_dir)
 
 
 def llm_errors() -> tuple[type[BaseException], ...]:
     """Exceptions an item is retried on: the LLM client's transient-fault error."""
-    from planner.llm.client import LLMError
-
     return (LLMError,)
 
 
@@ -39,7 +36,7 @@ def run_llm_stage(
     schema: str,
     inputs: tuple[str, ...],
     quarantined: int = 0,
-    plan: "StagePlan | None" = None,
+    plan: StagePlan | None = None,
 ) -> dict[str, Any]:
     """Run `work(client, payload)` per item with retries and resume, write `out`, and return the stage summary.
 
@@ -48,17 +45,12 @@ def run_llm_stage(
     each worker process rebuilds the stage from `plan` (required there: `work` is a closure over this process).
     `params`: the stage's StageParams (flows.runtime.params.stage_params); its declared values are the resume key.
     """
-    from flows.runtime.execution import Execution
-    from flows.runtime.items import ItemJob, item_client, run_item, timed, warm_workers
-    from flows.runtime.params import ParamsError
-    from flows.runtime.stage import finish, run_items, stage_lock
-
     execution = Execution.from_params(params)
     digests = file_digest(*inputs)
     if execution.remote and plan is None:
         raise ParamsError(f"stage '{stage}' cannot run on Dask (its items are not described by a StagePlan); "
                           "use pipeline.task_runner: threads")
-    import openai  # noqa: F401 - its first import takes seconds: here, not inside the first wave of items
+    import openai  # noqa: F401 - the SDK takes seconds to import: here, not inside the first wave of items
 
     # One lock over items, outputs and summary: a second run of the stage refuses, never interleaves its writes.
     with stage_lock(stage), llm_client(params) as client:

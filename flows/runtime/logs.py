@@ -68,6 +68,7 @@ def configure_logging(verbose: bool = False) -> Path | None:
     if home:  # Prefect creates only the last level of its home: in a fresh workspace .cache/ is missing too
         with contextlib.suppress(OSError):
             Path(home).expanduser().mkdir(parents=True, exist_ok=True)
+    # Imported only now, once the home exists: Prefect sets up its logging (in PREFECT_HOME) when first imported.
     from prefect.logging import configuration
 
     if not configuration.PROCESS_LOGGING_CONFIG:  # Prefect configures logging once per process, on import

@@ -6,6 +6,7 @@ from typing import Any
 
 import yaml
 
+from flows.runtime.declared import declaration
 from flows.runtime.workspace import project_dir
 
 
@@ -122,8 +123,6 @@ def stage_params(stage: str, params: dict[str, Any] | None = None, item: str | N
     """params.yaml (or `params`: all of it) as stage `stage` may read it: the keys its dvc.yaml entry declares
     (`item`: a foreach stage's key, e.g. the variant of `evaluate@hindsight`). A flow calls it on what it was given:
     Prefect hands a flow a plain copy of its parameters."""
-    from flows.runtime.declared import declaration
-
     if isinstance(params, StageParams):
         params = params.full
     return StageParams(params if params is not None else load_params(), stage, declaration(stage, item).params)

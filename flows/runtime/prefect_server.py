@@ -10,6 +10,7 @@ it when the owner's end of a pipe closes, however the owner died.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import socket
 import subprocess
@@ -20,7 +21,7 @@ from pathlib import Path
 from typing import Iterator
 
 from flows.runtime.shutdown import exit_code, run_command, sigterm_as_interrupt, stop_group
-from flows.runtime.watchdog import spawn_guarded
+from flows.runtime.watchdog import guard_pid, spawn_guarded
 from flows.runtime.workspace import project_dir
 
 
@@ -64,11 +65,8 @@ def guard_temporary_server() -> None:
     nothing is wrapped and a warning says so."""
     if os.environ.get("PREFECT_API_URL"):
         return  # a server someone else runs: not ours to stop
-    import logging
-
+    # Here: Prefect's server modules take ~3 s to import (python -X importtime, 2 cores), and only a stage needs them.
     from prefect.server.api.server import SubprocessASGIServer
-
-    from flows.runtime.watchdog import guard_pid
 
     start = getattr(SubprocessASGIServer, "_run_uvicorn_command", None)
     if start is None:

@@ -14,6 +14,8 @@ import threading
 import time
 from typing import Iterator
 
+from flows.runtime.watchdog import spawn_guarded
+
 
 class Terminated(KeyboardInterrupt):
     """SIGTERM arrived (raised like Ctrl-C so that cleanup code written for KeyboardInterrupt runs)."""
@@ -93,8 +95,6 @@ def _stop_group(proc: subprocess.Popen, sig: int, grace: float) -> None:
 def run_command(argv: list[str], env: dict[str, str] | None = None, grace: float = 30.0) -> int:
     """Run `argv` in its own process group; on Ctrl-C or SIGTERM pass the signal to the whole group and stop it.
     The group is led by a watchdog (flows.runtime.watchdog) that stops it if this process dies without that."""
-    from flows.runtime.watchdog import spawn_guarded
-
     proc = spawn_guarded(argv, grace=grace, env=env, process_group=0)
     try:
         return proc.wait()

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import logging
+import queue
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -10,6 +11,7 @@ from typing import Any, Callable, Iterator, Sequence
 
 from prefect import get_run_logger, task
 from prefect.cache_policies import NO_CACHE
+from prefect.settings import PREFECT_API_URL, temporary_settings
 
 from flows.runtime.execution import Execution, task_runner
 from flows.runtime.workspace import project_dir
@@ -191,8 +193,6 @@ def _run_concurrently(stage: str, item_task: Any, pending: list[tuple[int, str, 
     """Submit every pending item to the execution's Prefect task runner; settle each as soon as it finishes, also
     while later items are still being submitted (a Dask submit costs up to a second: Prefect serializes the run
     context per task), so the journal keeps up with the workers."""
-    import queue
-
     log.info("%s: %d items on %s", stage, len(pending), execution.describe())
     finished: queue.SimpleQueue[Any] = queue.SimpleQueue()
     with _api_for_workers(execution), task_runner(execution) as runner:
@@ -224,11 +224,10 @@ def _run_concurrently(stage: str, item_task: Any, pending: list[tuple[int, str, 
 def _api_for_workers(execution: Execution) -> Iterator[None]:
     """Dask workers report their task runs to the flow's Prefect API. Without PREFECT_API_URL this process runs an
     ephemeral server that the workers would not find (each would start its own, ~15 s): point them at this one."""
-    from prefect.settings import PREFECT_API_URL, temporary_settings
-
     if not execution.remote or PREFECT_API_URL.value():
         yield
         return
+    # Only on Dask: the server's modules add ~3 s to the import (python -X importtime, 2 cores).
     from prefect.server.api.server import SubprocessASGIServer
 
     server = SubprocessASGIServer()  # the process's one ephemeral server (started by the flow run already)

@@ -15,6 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from flows.runtime.workspace import path
+from household.alfworld_env import game_dir_for
+from household.backends import backend_tasks, check_backend
+from pools.select import practice_samples
 
 SPLIT = "alfworld"  # the split of a folder of bare games
 SPLITS = ("train", "valid_seen", "valid_unseen", "valid_train")  # alfworld-download's split folders
@@ -28,8 +31,6 @@ def uses_alfworld(params: dict[str, Any]) -> bool:
 
 def games_dir(world: dict[str, Any]) -> Path:
     """`world.alfworld_games`, relative to the workspace unless absolute."""
-    from household.backends import check_backend
-
     check_backend("alfworld", world.get("alfworld_games"))
     p = Path(str(world["alfworld_games"])).expanduser()
     return p if p.is_absolute() else path(str(p))
@@ -60,8 +61,6 @@ def eval_split_dirs(params: dict[str, Any]) -> list[tuple[str, Path]]:
 def game_rows(params: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Items (id, split, task_type, seed) and tasks by id for every game evaluate plays, each task carrying its
     split's name; a missing or malformed game raises naming its file."""
-    from household.backends import backend_tasks
-
     seed = int(params["world"]["seed"])
     rows: list[dict[str, Any]] = []
     tasks: dict[str, Any] = {}
@@ -95,9 +94,6 @@ def practice_on_games(gt_records: list[dict[str, Any]], per_type: int, world: di
     """The gt actor samples to practise on in ALFWorld's engine: as on our world (the first `per_type` of each task
     type, by id), among those whose task has a game in `train/` (not every ALFRED train trial is an ALFWorld
     game)."""
-    from household.alfworld_env import game_dir_for
-    from pools.select import practice_samples
-
     train = train_games(world)
     gt = [r for r in gt_records if r["kind"] == "gt"]
     playable = [r for r in gt if game_dir_for(r["task_id"], train) is not None]

@@ -2,6 +2,7 @@
 the ALFWorld train games of those tasks, flows.stages.alfworld_games)."""
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from prefect import flow
@@ -11,20 +12,21 @@ from flows.runtime.llm_stage import run_llm_stage
 from flows.runtime.params import load_params, on_bad, section, stage_params
 from flows.runtime.stage_io import GT_POOL, ROLLOUTS, read_input
 from flows.stages.alfworld_games import practice_on_games, uses_alfworld
+from household.tasks import get_task
+from planner.config import PlannerConfig
+from planner.examples import ExamplePools
+from planner.relabel import collect_rollout
+from planner.variants import practice_variant
 from pools.select import practice_samples
 
 
 def plan(params: dict[str, Any], policy: str) -> Planned:
     """The items of stage `collect` and how to run one (rebuilt from params and files on a Dask worker)."""
-    from household.tasks import get_task
-    from planner.config import PlannerConfig
-    from planner.examples import ExamplePools
-    from planner.relabel import collect_rollout
-    from planner.variants import practice_variant
-
     gt = read_input(GT_POOL, "sample", policy)
     variant = practice_variant({"collect": section(params, "collect")})
     cfg = PlannerConfig.from_params(params.declared(), variant=variant)
+    cap = section(params, "collect").get("max_subgoals")
+    cfg = cfg if cap is None else replace(cfg, max_subgoals=int(cap))
     pools = ExamplePools.from_records(gt.records)
     per_type = int(section(params, "collect")["per_type"])
     if uses_alfworld(params):  # the pool's tasks that have an ALFWorld train game, played in ALFWorld's engine

@@ -7,6 +7,7 @@ split and per task type. It is a DVC output, not a declared metric: `dvc metrics
 """
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from prefect import flow, get_run_logger
@@ -14,7 +15,7 @@ from prefect import flow, get_run_logger
 from flows.runtime.declared import output
 from flows.runtime.params import ParamsError, load_params, on_bad, section, stage_params
 from flows.runtime.workspace import project_dir
-from pools.compare import compare
+from pools.compare import CompareError, compare
 from pools.jsonl import read_jsonl, write_json
 
 SEP = "_vs_"
@@ -70,8 +71,6 @@ def compare_flow(params: dict[str, Any], a: str, b: str, policy: str) -> dict[st
 
 def main(item: str | None = None, on_bad_record: str | None = None) -> None:
     """Entry point for `hindsight stage compare A_vs_B`."""
-    from pools.compare import CompareError
-
     a, b = parse_pair(item)
     params = load_params()
     policy = on_bad(params, on_bad_record)
@@ -82,6 +81,4 @@ def main(item: str | None = None, on_bad_record: str | None = None) -> None:
 
 
 if __name__ == "__main__":
-    import sys
-
     main(sys.argv[1] if len(sys.argv) > 1 else None)

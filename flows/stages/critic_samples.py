@@ -10,15 +10,14 @@ from flows.runtime.llm_stage import run_llm_stage
 from flows.runtime.params import load_params, on_bad, stage_params
 from flows.runtime.stage_io import CRITIC_SAMPLES, GT_POOL, REFLECTIONS, ROLLOUTS
 from flows.stages.relabel_inputs import read_reflected
+from household.tasks import get_task
+from planner.config import PlannerConfig
+from planner.relabel import critic_sample
+from pools.records import Reflection
 
 
 def plan(params: dict[str, Any], policy: str) -> Planned:
     """The items of stage `critic` and how to run one (rebuilt from params and files on a Dask worker)."""
-    from household.tasks import get_task
-    from planner.config import PlannerConfig
-    from planner.relabel import critic_sample
-    from pools.records import Reflection
-
     inputs = read_reflected(policy)
     n_examples = int(params["relabel"]["critic_examples"])
     # The relabel keys dvc.yaml declares for the stage, and only those.

@@ -2,17 +2,23 @@
 from __future__ import annotations
 
 import json
+import sys
 from typing import Any
 
 from prefect import flow
 
 from flows.runtime.declared import output
 from flows.runtime.items import Planned, StagePlan
-from flows.stages.alfworld_games import eval_splits, game_rows, uses_alfworld
 from flows.runtime.llm_stage import run_llm_stage
 from flows.runtime.params import load_params, on_bad, section, stage_params
 from flows.runtime.stage_io import GT_POOL, HINDSIGHT_POOL, TASKS, read_input
 from flows.runtime.workspace import path
+from flows.stages.alfworld_games import eval_splits, game_rows, uses_alfworld
+from household.tasks import get_task, in_task_set
+from planner.config import PlannerConfig
+from planner.examples import ExamplePools
+from planner.loop import run_episode
+from planner.variants import Variant
 from pools.jsonl import atomic_write_text, read_jsonl, write_json
 from pools.metrics import details, headline, sr_by_type_rows
 from pools.select import at_most, stratified
@@ -20,12 +26,6 @@ from pools.select import at_most, stratified
 
 def plan(params: dict[str, Any], variant: str, policy: str) -> Planned:
     """The episodes `variant` runs (per_type tasks of each type in each evaluation split) and how to run one."""
-    from household.tasks import get_task, in_task_set
-    from planner.config import PlannerConfig
-    from planner.examples import ExamplePools
-    from planner.loop import run_episode
-    from planner.variants import Variant
-
     ev, world = section(params, "evaluate"), section(params, "world")
     spec = Variant.parse(variant, section(params, "evaluate")["variants"][variant])
     tasks = read_input(TASKS, "task", policy)
@@ -52,8 +52,6 @@ def plan(params: dict[str, Any], variant: str, policy: str) -> Planned:
 
 def _inputs(params: dict[str, Any], variant: str) -> tuple[str, ...]:
     """The files whose hashes key the stage's resume journal: the pools the variant reads, and the tasks."""
-    from planner.variants import Variant
-
     spec = Variant.parse(variant, section(params, "evaluate")["variants"][variant])
     return (TASKS, GT_POOL) + ((HINDSIGHT_POOL,) if spec.reads_hindsight() else ())
 
@@ -94,6 +92,4 @@ def main(item: str | None = None, on_bad_record: str | None = None) -> None:
 
 
 if __name__ == "__main__":
-    import sys
-
     main(sys.argv[1] if len(sys.argv) > 1 else None)

@@ -9,13 +9,13 @@ from prefect import flow, get_run_logger
 from flows.runtime.params import load_params, on_bad, section, stage_params, subset
 from flows.runtime.stage import StageResult, stage_lock, write_summary
 from flows.runtime.stage_io import GT_POOL, TASKS, read_input, write_pool
+from planner.gt import draw_gt_pool
 
 
 @flow(name="gt_pool")
 def gt_pool_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
     """Pick tasks stratified by type and write their expert plans as gt samples (plus gt critic samples)."""
     params = stage_params("gt_pool", params)  # what dvc.yaml declares for the stage, and only that
-    from planner.gt import draw_gt_pool
 
     log = get_run_logger()
     started = time.monotonic()

@@ -11,6 +11,8 @@ from flows.runtime.params import load_params, on_bad, stage_params
 from flows.runtime.stage import StageResult, stage_lock, write_summary
 from flows.runtime.stage_io import COMPLETIONS, CRITIC_SAMPLES, ROLLOUTS, read_input, write_pool
 from flows.runtime.workspace import path
+from planner.llm.client import model_id
+from planner.llm.settings import LLMSettings
 from pools.jsonl import atomic_write_text
 
 # The relabeling roles every hindsight pool comes from (stages reflect, complete, critic).
@@ -61,9 +63,6 @@ def practice(rollouts: list[dict[str, Any]]) -> dict[str, Any]:
 
 def role_models(llm: dict[str, Any], roles: list[str]) -> dict[str, dict[str, str]]:
     """Role -> {model, endpoint kind, model id} under params `llm:` (the id holds no key and no credentials)."""
-    from planner.llm.client import model_id
-    from planner.llm.settings import LLMSettings
-
     settings = LLMSettings.from_params(llm)
     out: dict[str, dict[str, str]] = {}
     for role in roles:

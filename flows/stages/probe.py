@@ -6,10 +6,12 @@ empty pool it answers without examples), `random` (a seeded uniform pick: the fl
 planner's whole step: adapter, both actors, critic, beam; `run_episode` from the state with a cap of one sub-goal) on
 the first `probe.full_step_states` states of a seeded order. Writes data/probe/picks.jsonl,
 metrics/probe/<config>.json (optimal-pick rate and mean regret with 95% task-resampled intervals, by state kind and
-task type) and metrics/probe/actor_hind_vs_actor_gt.json (paired: McNemar on optimal picks, regret interval).
+task type), metrics/probe/actor_hind_vs_actor_gt.json (paired: McNemar on optimal picks, regret interval) and
+metrics/probe.json (the declared metric: each configuration's optimal rate, the pair's difference and p).
 """
 from __future__ import annotations
 
+import random
 from typing import Any
 
 from prefect import flow
@@ -20,7 +22,16 @@ from flows.runtime.llm_stage import run_llm_stage
 from flows.runtime.params import load_params, on_bad, section, stage_params
 from flows.runtime.stage_io import GT_POOL, HINDSIGHT_POOL, read_input
 from flows.runtime.workspace import path
+from household.tasks import get_task
+from planner.assembly import make_actor
+from planner.config import PlannerConfig
+from planner.examples import ExamplePools
+from planner.grounding import Grounder
+from planner.probe import actor_pick, cost_after, full_step_pick, random_pick, score
+from planner.variants import Variant
 from pools.jsonl import read_jsonl, write_json
+from pools.probe_metrics import headline, paired, summary
+from pools.records import ProbePick, ProbeState
 
 STATES = output("probe_set")
 CONFIGS = ("actor_gt", "actor_hind", "random", "full_step")
@@ -29,6 +40,7 @@ FULL_STEP = {"actors": ["gt", "hind"], "critic": "critic", "adapter": True, "sea
              "planner": {"scaffold": "none"}}
 POOL_OF = {"actor_gt": "gt", "actor_hind": "hind"}
 PAIRS = (("actor_hind", "actor_gt"),)
+HEADLINE = "metrics/probe.json"  # the declared DVC metric: a few headline figures
 
 
 def configs(params: dict[str, Any]) -> list[str]:
@@ -42,17 +54,6 @@ def configs(params: dict[str, Any]) -> list[str]:
 
 def plan(params: dict[str, Any], policy: str) -> Planned:
     """One item per (configuration, state) and how to answer one."""
-    from household.tasks import get_task
-    from planner.assembly import make_actor
-    from planner.config import PlannerConfig
-    from planner.examples import ExamplePools
-    from planner.grounding import Grounder
-    import random
-
-    from planner.probe import actor_pick, cost_after, full_step_pick, random_pick, score
-    from planner.variants import Variant
-    from pools.records import ProbePick, ProbeState
-
     states = read_input(STATES, "probe_state", policy)
     gt = read_input(GT_POOL, "sample", policy)
     hind = read_input(HINDSIGHT_POOL, "sample", policy)
@@ -94,8 +95,6 @@ def plan(params: dict[str, Any], policy: str) -> Planned:
 @flow(name="probe")
 def probe_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
     """Ask every configuration at every probe state; write the picks, each configuration's figures and the pairs."""
-    from pools.probe_metrics import paired, summary
-
     params = stage_params("probe", params)
     recipe = StagePlan(plan, (params, policy))
     planned = recipe()
@@ -109,12 +108,14 @@ def probe_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
     folder = path("metrics/probe")
     for stale in folder.glob("*.json"):
         stale.unlink()
-    for config, rows in by_config.items():
-        write_json(folder / f"{config}.json", summary(config, rows, samples, seed), "probe_metrics")
-    for a, b in PAIRS:
-        if a in by_config and b in by_config:
-            write_json(folder / f"{a}_vs_{b}.json", paired(a, by_config[a], b, by_config[b], samples, seed),
-                       "probe_compare")
+    summaries = {c: summary(c, rows, samples, seed) for c, rows in by_config.items()}
+    for config, figures in summaries.items():
+        write_json(folder / f"{config}.json", figures, "probe_metrics")
+    pairs = [paired(a, by_config[a], b, by_config[b], samples, seed)
+             for a, b in PAIRS if a in by_config and b in by_config]
+    for pair in pairs:
+        write_json(folder / f"{pair['a']}_vs_{pair['b']}.json", pair, "probe_compare")
+    write_json(path(HEADLINE), headline(summaries, pairs), "probe_headline")
     return result
 
 

@@ -3,6 +3,7 @@ states. The reference is the paper's planner without hindsight (Actor_gt, the gt
 test, so two hindsight pools are probed on the same states."""
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from prefect import flow
@@ -12,6 +13,11 @@ from flows.runtime.items import Planned, StagePlan
 from flows.runtime.llm_stage import run_llm_stage
 from flows.runtime.params import load_params, on_bad, section, stage_params
 from flows.runtime.stage_io import GT_POOL, TASKS, read_input
+from planner.config import PlannerConfig
+from planner.examples import ExamplePools
+from planner.loop import run_episode
+from planner.probe import probe_tasks, reference_tasks
+from planner.variants import Variant
 
 # The reference policy: the paper's planner (scaffold none) with Actor_gt and the gt critic only.
 REFERENCE = {"actors": ["gt"], "critic": "critic_gt", "adapter": True, "search": "beam", "pool": "gt",
@@ -20,12 +26,6 @@ REFERENCE = {"actors": ["gt"], "critic": "critic_gt", "adapter": True, "search":
 
 def plan(params: dict[str, Any], policy: str) -> Planned:
     """The reference episodes (one per reference task) and how to run one."""
-    from planner.config import PlannerConfig
-    from planner.examples import ExamplePools
-    from planner.loop import run_episode
-    from planner.probe import probe_tasks, reference_tasks
-    from planner.variants import Variant
-
     probe = section(params, "probe")
     tasks = read_input(TASKS, "task", policy)
     gt = read_input(GT_POOL, "sample", policy)
@@ -33,6 +33,8 @@ def plan(params: dict[str, Any], policy: str) -> Planned:
                                          int(probe["seed"])), int(probe["reference_tasks"]), int(probe["seed"]))
     variant = Variant.parse("reference", REFERENCE, where="probe")
     cfg = PlannerConfig.from_params({k: params[k] for k in ("world", "retrieval", "planner")}, variant=variant)
+    cap = probe.get("reference_max_subgoals")
+    cfg = cfg if cap is None else replace(cfg, max_subgoals=int(cap))
     pools = ExamplePools.from_records(gt.records)
     by_id = {t.id: t for t in chosen}
 

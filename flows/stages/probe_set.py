@@ -13,6 +13,9 @@ from flows.runtime.params import load_params, max_failure_share, on_bad, resume_
 from flows.runtime.stage import finish, run_items, stage_lock
 from flows.runtime.stage_io import GT_POOL, TASKS, file_digest, read_input
 from flows.runtime.workspace import path
+from household.tasks import get_task
+from planner.config import PlannerConfig
+from planner.probe import executed_subgoals, on_policy_states, probe_tasks, recovery_states
 from pools.jsonl import write_jsonl
 
 REFERENCE = output("probe_reference")
@@ -20,10 +23,6 @@ REFERENCE = output("probe_reference")
 
 def states_of(params: dict[str, Any], payload: dict[str, Any]) -> list[dict[str, Any]]:
     """One item: the recovery states of a task, or the on-policy states of a reference rollout."""
-    from household.tasks import get_task
-    from planner.config import PlannerConfig
-    from planner.probe import on_policy_states, recovery_states
-
     probe, seed = section(params, "probe"), int(section(params, "world")["seed"])
     cfg = PlannerConfig.from_params({"world": section(params, "world")})
     task = get_task(payload["task_id"])
@@ -44,7 +43,6 @@ def probe_set_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
     tasks = read_input(TASKS, "task", policy)
     gt = read_input(GT_POOL, "sample", policy)
     reference = read_input(REFERENCE, "rollout", policy)
-    from planner.probe import executed_subgoals, probe_tasks
 
     probe = section(params, "probe")
     chosen = probe_tasks(tasks.records, gt.records, probe["split"], int(probe["per_type"]), int(probe["seed"]))

@@ -9,14 +9,13 @@ from flows.runtime.items import Planned, StagePlan
 from flows.runtime.llm_stage import run_llm_stage
 from flows.runtime.params import load_params, on_bad, stage_params
 from flows.runtime.stage_io import GT_POOL, REFLECTIONS, ROLLOUTS, read_input
+from planner.config import PlannerConfig
+from planner.relabel import reflect
+from pools.records import Rollout, Sample
 
 
 def plan(params: dict[str, Any], policy: str) -> Planned:
     """The items of stage `reflect` and how to run one (rebuilt from params and files on a Dask worker)."""
-    from planner.config import PlannerConfig
-    from planner.relabel import reflect
-    from pools.records import Rollout, Sample
-
     rollouts = read_input(ROLLOUTS, "rollout", policy)
     gt = read_input(GT_POOL, "sample", policy)
     gt_by_id = {r["id"]: Sample.from_dict(r) for r in gt.records if r["kind"] == "gt"}

@@ -5,12 +5,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from flows.runtime.stage_io import GT_POOL, REFLECTIONS, ROLLOUTS, read_input
+from planner.examples import ExamplePools
+from pools.records import Rollout
 
 
 @dataclass
 class Reflected:
     """One item per reflection whose rollout exists; each rollout's expert sample found by its leave-out id."""
-
     items: list[tuple[str, dict[str, Any]]]  # (reflection id, reflection row)
     rollouts: dict[str, Any]  # rollout id -> Rollout
     pools: Any  # planner.examples.ExamplePools of the gt pool
@@ -20,9 +21,6 @@ class Reflected:
 
 def read_reflected(policy: str) -> Reflected:
     """Read the three inputs under their schemas (bad rows fail or go to quarantine per `policy`)."""
-    from planner.examples import ExamplePools
-    from pools.records import Rollout
-
     reflections = read_input(REFLECTIONS, "reflection", policy)
     rollouts = read_input(ROLLOUTS, "rollout", policy)
     gt = read_input(GT_POOL, "sample", policy)

@@ -9,8 +9,11 @@ from pathlib import Path
 from typing import Any
 
 from flows.runtime.params import load_params, section, stage_params
+from flows.runtime.workspace import project_dir
 from flows.stages.comparisons import bootstrap, pair_name, pairs
 from flows.stages.report_data import ReportData, VariantView
+from flows.stages.report_html import render
+from household.tasks import SPLITS, load_tasks
 from pools.compare import CompareError, compare
 from pools.jsonl import RecordError, atomic_write_text, read_json, read_jsonl
 from pools.metrics import alfred_rates, cost, decided, group_by, intervals
@@ -43,8 +46,6 @@ def _timings(root: Path, variant: str, notes: list[str]) -> dict[str, Any]:
 
 def _truth(rollouts: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """The true task arguments of the evaluated tasks (from the world's task data, per split)."""
-    from household.tasks import SPLITS, load_tasks
-
     wanted = {r["task_id"] for r in rollouts}
     out: dict[str, dict[str, Any]] = {}
     for split in sorted({r["split"] for r in rollouts if r["split"] in SPLITS}):
@@ -126,8 +127,6 @@ def gather(root: Path, params: dict[str, Any]) -> ReportData:
 
 def write_report(root: Path, out: Path, params: dict[str, Any] | None = None) -> ReportData:
     """Gather a workspace's results and write the page to `out`."""
-    from flows.stages.report_html import render
-
     data = gather(root, params if params is not None else load_params(root / "params.yaml"))
     atomic_write_text(out, render(data))
     return data
@@ -135,9 +134,9 @@ def write_report(root: Path, out: Path, params: dict[str, Any] | None = None) ->
 
 def main(item: str | None = None, on_bad_record: str | None = None) -> None:
     """Entry point for `hindsight stage report` (what dvc.yaml runs)."""
+    # Here, not at the top: prefect costs ~2.0 s to import (python -X importtime), which `hindsight report` and the
+    # report tests (gather, write_report) do not need.
     from prefect import flow
-
-    from flows.runtime.workspace import project_dir
 
     @flow(name="report")
     def report_flow() -> None:

@@ -11,6 +11,8 @@ from flows.runtime.declared import output
 from flows.runtime.params import ParamsError, section, stage_params
 from flows.runtime.stage import StageResult, stage_lock, write_summary
 from flows.runtime.workspace import project_dir
+from household.expert import solve
+from household.tasks import TASK_TYPES, load_tasks
 from pools.jsonl import write_jsonl
 
 OUT = output("tasks")
@@ -19,9 +21,6 @@ OUT = output("tasks")
 @task(cache_policy=NO_CACHE, persist_result=False)
 def split_rows(split: str, seed: int, task_types: list[str] | None) -> list[dict[str, Any]]:
     """One row per task of `split` (of `task_types`, None = all), each solved once by the expert."""
-    from household.expert import solve
-    from household.tasks import load_tasks
-
     rows = []
     for t in load_tasks(split):
         if task_types is not None and t.task_type not in task_types:
@@ -65,8 +64,6 @@ def tasks_flow(splits: list[str], seed: int, task_types: list[str] | None = None
 
 def main(item: str | None = None, on_bad_record: str | None = None) -> None:
     """Entry point for `hindsight stage tasks` / `python -m flows.stages.task_list`."""
-    from household.tasks import TASK_TYPES
-
     params = stage_params("tasks")
     tasks = section(params, "tasks")
     types = tasks.get("task_types", "all")

@@ -57,6 +57,7 @@ RERUNS: dict[str, set[str]] = {
     "pools.gt_per_type": {"gt_pool"},
     "collect.variant": {"collect"},
     "collect.per_type": {"collect"},
+    "collect.max_subgoals": {"collect"},
     "relabel.think_tokens": {"reflect"},
     "relabel.complete_steps": {"complete"},
     "relabel.complete_tokens": {"complete"},
@@ -82,6 +83,7 @@ RERUNS: dict[str, set[str]] = {
     "probe.per_type": {"probe_reference", "probe_set"},
     "probe.seed": {"probe_reference", "probe_set"},
     "probe.reference_tasks": {"probe_reference"},
+    "probe.reference_max_subgoals": {"probe_reference"},
     "probe.states_per_task": {"probe_set"},
     "probe.on_policy_per_task": {"probe_set"},
     "probe.configs": {"probe"},
@@ -256,12 +258,18 @@ def test_repro_runs_every_stage_and_pools_only_what_verifies(module_project) -> 
     assert {f"metrics/stages/{s}.json" for s in ("tasks", "gt_pool", "collect", "pool", "evaluate-expert")} <= set(files)
     assert files["metrics/eval/expert/valid_seen.json"]["data"]["sr"] == 1.0
     assert files["metrics/eval/hindsight/valid_seen.json"]["data"] == hs
-    # Headline numbers only (issue 15): a short, fixed set of columns, whatever the run.
+    # Headline numbers only (issue 15): a short, fixed set of columns, whatever the run. The probe's headline
+    # (issue 27): each configuration's optimal rate, Actor_hind - Actor_gt and McNemar's p, so that `dvc exp show`
+    # sets pool versions side by side.
     keys = {k for f in files.values() for k in f["data"]}
     assert keys == {"items", "ok", "failed", "episodes", "sr", "gc", "plw_sr", "plw_gc", "calls/subgoal",
-                    "llm_decided"}, keys
+                    "llm_decided", "actor_gt", "actor_hind", "random", "hind-gt"}, keys
+    probe = files["metrics/probe.json"]["data"]
+    pair = read_json(module_project.path / "metrics/probe/actor_hind_vs_actor_gt.json", "probe_compare")
+    assert probe["hind-gt"] == {"diff": pair["optimal_diff"], "p": round(pair["mcnemar_p"], 4)}, probe
     table = module_project.run("dvc", "metrics", "show").stdout
-    assert max(len(line) for line in table.splitlines()) <= 160, table
+    # 10 stage and variant columns fit 160; the probe's 5 need about 50 more.
+    assert max(len(line) for line in table.splitlines()) <= 210, table
     # The plot files still render (dvc plots show / diff against the committed state).
     module_project.run("dvc", "plots", "show", "--json")
     module_project.run("dvc", "plots", "diff", "HEAD", "--json")
@@ -350,6 +358,11 @@ def test_exp_show_only_changed_lists_what_changed_not_the_clock(module_project) 
     assert not re.search(r"seconds|\bs/subgoal", table), table  # calls/subgoal is a count, not a clock
     assert max(len(line) for line in lines) <= 160, table
     print(f"\ndvc exp show --only-changed --md ({max(len(line) for line in lines)} columns):\n{table}")
+    # The probe's headline sets the pool versions of the workspace and the experiment side by side (issue 27).
+    probe = module_project.run("dvc", "exp", "show", "--md", "--drop", ".*", "--keep",
+                               "Experiment|actor_gt|actor_hind|random|hind-gt").stdout
+    assert all(k in probe.splitlines()[0] for k in ("actor_gt", "actor_hind", "hind-gt.diff", "hind-gt.p")), probe
+    assert "longer" in probe, probe
     print(module_project.run("dvc", "metrics", "show").stdout)
     timing = json.loads(module_project.run("hindsight", "timing", "--json").stdout)
     assert timing["stages"]["collect"]["seconds"] > 0 and timing["variants"]["hindsight"]["timed"] == 2
