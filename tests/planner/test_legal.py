@@ -7,7 +7,8 @@ from planner.actors import Actor, StepContext
 from planner.beam import Node
 from planner.generator import Belief
 from planner.grounding import Grounder
-from planner.legal import goal_gate, legal_now, task_scope, where_text
+from planner.gate import goal_gate
+from planner.legal import legal_now, task_scope, where_text
 from tests.planner.helpers import RejectingMapper
 
 
