@@ -3,6 +3,8 @@
 Every record is a frozen dataclass of plain JSON types with `to_dict()` / `from_dict()` that round-trip, and a
 stable `id`: the content hash of the fields that define it (not of derived or measured fields such as timings).
 Records are built through their `new(...)` class methods, which compute the id. Pure data: no world, no LLM.
+Their JSON contract (schemas/) is generated from the pydantic models of pools/artifacts.py, which list the same
+fields in the same order (tests/pools/test_schema_gen.py): a field added here goes there too.
 """
 from __future__ import annotations
 

@@ -1,0 +1,769 @@
+"""The contract of every artifact (JSONL records, metrics files, manifests) as pydantic models: the one source of
+the JSON Schema files under schemas/, which pools/schema_gen.py writes (`python -m pools.schema_gen`).
+
+A top-level model is one file: its config's `title`, its `version` (json_schema_extra; manifests record it as
+schema_version: change it when the meaning changes), its docstring the file's `description`. Nested models and
+field descriptions become the file's `$defs` and descriptions. Types marked with `SchemaRef` are written as a
+`$ref` to another file instead of inline: the definitions shared by every file (common.schema.json, listed in
+COMMON) and a record inside another (a completion's actor sample). JSON Schema keywords pydantic has no type
+for (propertyNames, if/then/else) are in json_schema_extra.
+
+The records of pools/records.py are dataclasses; their models here have the same fields in the same order
+(tests/pools/test_schema_gen.py). Records are checked against the files by pools/schemas.py (jsonschema): these
+models are the files' source, not a second validator.
+"""
+from __future__ import annotations
+
+import typing
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, RootModel
+from pydantic.json_schema import GetJsonSchemaHandler, JsonSchemaValue, SkipJsonSchema
+from pydantic_core import CoreSchema
+
+# Every file's $id is under this base; a $ref between files is relative to it.
+BASE_URI = "https://hindsight-pools.local/schemas/"
+COMMON_TITLE = "Definitions shared by every artifact schema"
+COMMON_VERSION = "1.1.0"
+# LLM usage that depends on the run (measured, or what the cache and the endpoint did): kept out of records.
+MEASURED_USAGE: tuple[str, ...] = ("seconds", "cache_hits", "retries", "errors")
+
+
+@dataclass(frozen=True)
+class SchemaRef:
+    """Annotated marker: the type's JSON Schema is a $ref to `target` (a file, or a file's '#/$defs/<name>')."""
+
+    target: str
+
+    def __get_pydantic_json_schema__(self, core_schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        """The $ref, as an absolute URI (pools/schema_gen.py writes it relative to the file)."""
+        # Absolute: pydantic resolves its own '#/$defs/' refs and leaves http(s) ones alone.
+        return {"$ref": BASE_URI + self.target}
+
+
+@dataclass(frozen=True)
+class Description:
+    """Annotated marker: the type's own description, kept in its definition (a SchemaRef to it does not repeat it)."""
+
+    text: str
+
+    def __get_pydantic_json_schema__(self, core_schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        """The type's schema with the description."""
+        return {**handler(core_schema), "description": self.text}
+
+
+def _common(name: str) -> SchemaRef:
+    return SchemaRef(f"common.schema.json#/$defs/{name}")
+
+
+def _no_keys(*names: str) -> dict[str, Any]:
+    # JSON Schema only: an object that must not hold these keys.
+    return {"propertyNames": {"not": {"enum": list(names)}}}
+
+
+def _artifact(title: str, version: str, **config: Any) -> ConfigDict:
+    """Config of a top-level model (one schema file): its title and version, plus any other config."""
+    extra = {"version": version, **config.pop("json_schema_extra", {})}
+    return ConfigDict(title=title, json_schema_extra=extra, **config)  # type: ignore[typeddict-item]
+
+
+class Contract(BaseModel):
+    """Base of the artifact models: a closed object (additionalProperties false) unless a model opens it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+OPEN = ConfigDict(extra="allow")
+
+# --- common.schema.json ---------------------------------------------------------------------------------------
+
+TaskType = Annotated[Literal[
+    "pick_and_place_simple", "pick_two_obj_and_place", "look_at_obj_in_light", "pick_clean_then_place_in_recep",
+    "pick_heat_then_place_in_recep", "pick_cool_then_place_in_recep", "pick_and_place_with_movable_recep",
+], _common("task_type")]
+
+ClassName = Annotated[Literal[
+    "", "AlarmClock", "Apple", "AppleSliced", "ArmChair", "BaseballBat", "BasketBall", "Bathtub", "BathtubBasin",
+    "Bed", "Blinds", "Book", "Boots", "Bowl", "Box", "Bread", "BreadSliced", "ButterKnife", "CD", "Cabinet",
+    "Candle", "Cart", "CellPhone", "Chair", "Cloth", "CoffeeMachine", "CoffeeTable", "CounterTop", "CreditCard",
+    "Cup", "Curtains", "Desk", "DeskLamp", "DiningTable", "DishSponge", "Drawer", "Dresser", "Egg", "Faucet",
+    "FloorLamp", "Footstool", "Fork", "Fridge", "GarbageCan", "Glassbottle", "HandTowel", "HandTowelHolder",
+    "HousePlant", "Kettle", "KeyChain", "Knife", "Ladle", "Laptop", "LaundryHamper", "LaundryHamperLid", "Lettuce",
+    "LettuceSliced", "LightSwitch", "Microwave", "Mirror", "Mug", "Newspaper", "Ottoman", "Painting",
+    "PaintingHanger", "Pan", "PaperTowel", "PaperTowelRoll", "Pen", "Pencil", "PepperShaker", "Pillow", "Plate",
+    "Plunger", "Poster", "Pot", "Potato", "PotatoSliced", "RemoteControl", "Safe", "SaltShaker", "ScrubBrush",
+    "Shelf", "ShowerDoor", "ShowerGlass", "SideTable", "Sink", "SinkBasin", "SoapBar", "SoapBottle", "Sofa",
+    "Spatula", "Spoon", "SprayBottle", "Statue", "StoveBurner", "StoveKnob", "TVStand", "TeddyBear", "Television",
+    "TennisRacket", "TissueBox", "Toaster", "Toilet", "ToiletPaper", "ToiletPaperHanger", "ToiletPaperRoll",
+    "Tomato", "TomatoSliced", "Towel", "TowelHolder", "Vase", "Watch", "WateringCan", "Window", "WineBottle",
+], Description("an ALFRED object class (household/data/ontology.json), or '' for none"), _common("class_name")]
+
+
+class TaskArgs(Contract):
+    """The seven task arguments the planner's adapter predicts (household.tasks.TaskArgs)."""
+
+    object_target: ClassName
+    parent_target: ClassName
+    mrecep_target: ClassName
+    toggle_target: ClassName
+    object_state: Literal["clean", "heat", "cool", "none"]
+    object_sliced: bool
+    two_objects: bool
+
+
+Args = Annotated[TaskArgs, _common("args")]
+Subgoal = Annotated[str, Field(min_length=1, max_length=200), _common("subgoal")]
+Text = Annotated[str, Field(max_length=20000), _common("text")]
+Id = Annotated[str, Field(min_length=1, max_length=300), _common("id")]
+
+Count = Annotated[int, Field(ge=0)]
+NonNegFloat = Annotated[float, Field(ge=0)]
+Rate = Annotated[float, Field(ge=0, le=1)]
+
+
+class LlmUsage(Contract):
+    """An LLM usage summary with its measured seconds (a stage summary's)."""
+
+    model_config = OPEN
+
+    calls: Count
+    prompt_tokens: Count
+    completion_tokens: Count
+    seconds: NonNegFloat
+    cache_hits: Count = 0
+    by_role: dict[str, Any] = Field(default_factory=dict)
+
+
+Usage = Annotated[LlmUsage, _common("usage")]
+
+
+class LlmCounts(Contract):
+    """LLM calls of one record: what the same calls always give (tokens count cache hits too). Measured seconds,
+    cache hits, retries and errors depend on the run: details/timing/<stage>.jsonl (timing schema)."""
+
+    model_config = ConfigDict(extra="allow", json_schema_extra=_no_keys(*MEASURED_USAGE))
+
+    calls: Count
+    prompt_tokens: Count
+    completion_tokens: Count
+    by_role: dict[str, Any] = Field(default_factory=dict)
+    roles: dict[str, Annotated[dict[str, Any], Field(json_schema_extra=_no_keys(*MEASURED_USAGE))]] = Field(
+        default_factory=dict)
+
+
+Counts = Annotated[LlmCounts, _common("counts")]
+
+# common.schema.json's $defs, in file order: each type is written there without its SchemaRef.
+COMMON: tuple[Any, ...] = (TaskType, ClassName, Args, Subgoal, Text, Id, Usage, Counts)
+
+
+def common_defs() -> dict[str, Any]:
+    """common.schema.json's definitions: name -> the type the COMMON alias refers to (its SchemaRef stripped)."""
+    out: dict[str, Any] = {}
+    for alias in COMMON:
+        origin, *meta = typing.get_args(alias)
+        ref = next(m for m in meta if isinstance(m, SchemaRef))
+        rest = [m for m in meta if m is not ref]
+        out[ref.target.rpartition("/")[2]] = Annotated[(origin, *rest)] if rest else origin  # type: ignore[valid-type]
+    return out
+
+
+Split = Literal["train", "valid_seen", "valid_unseen"]
+ProbeKind = Literal["recovery", "on_policy"]
+
+# --- pool records -----------------------------------------------------------------------------------------------
+
+
+class ActorSample(Contract):
+    """An actor example: a task's instruction, its seven arguments and a sub-goal sequence that solves it
+    (pools.records.Sample)."""
+
+    model_config = _artifact("An actor example (kind gt or hindsight)", "1.1.0")
+
+    id: Id
+    kind: Literal["gt", "hindsight"]
+    task_id: Id
+    task_type: TaskType
+    instruction: Annotated[str, Field(min_length=1, max_length=2000)]
+    args: Args
+    steps: Annotated[list[Subgoal], Field(min_length=1, max_length=200)]
+    verified: bool
+    source: Annotated[str, Field(max_length=300)]
+    reasons: Annotated[list[Annotated[str, Field(max_length=300)]], Field(
+        max_length=200, description="the world's failure reason of each step, parallel to steps ('' = succeeded); "
+                                    "empty = all succeeded")] = Field(default_factory=list)
+
+
+class CriticSample(Contract):
+    """A critic example: a (partial) plan for a task and its value a/b, goal conditions met / total
+    (pools.records.CriticSample)."""
+
+    model_config = _artifact("A critic example: a plan and its value a/b", "1.0.0")
+
+    id: Id
+    kind: Literal["critic"]
+    task_id: Id
+    task_type: TaskType
+    instruction: Annotated[str, Field(min_length=1, max_length=2000)]
+    steps: Annotated[list[Subgoal], Field(max_length=200)]
+    value_num: Count
+    value_den: Annotated[int, Field(ge=1)]
+    verified: bool
+    source: Annotated[str, Field(max_length=300)]
+
+
+class PoolRecord(Contract):
+    """A line of a pool: the schema by kind (critic_sample when kind is 'critic', else actor_sample)."""
+
+    model_config = _artifact(
+        "A pool record (data/pools/*.jsonl): an actor sample, or a critic sample when kind is 'critic'", "1.0.0",
+        extra="allow", json_schema_extra={
+            "if": {"properties": {"kind": {"const": "critic"}}},
+            "then": {"$ref": BASE_URI + "critic_sample.schema.json"},
+            "else": {"$ref": BASE_URI + "actor_sample.schema.json"},
+        })
+
+    kind: Literal["gt", "hindsight", "critic"]
+
+
+# --- relabeling records -----------------------------------------------------------------------------------------
+
+
+class Candidate(Contract):
+    """One of the beam's first actions with its best value."""
+
+    model_config = OPEN
+
+    subgoal: str
+    value: float | None
+
+
+class StepRecord(Contract):
+    """One executed sub-goal of a rollout: what was seen, predicted, considered, chosen and what happened."""
+
+    subgoal: Subgoal
+    ok: bool
+    reason: Annotated[str, Field(max_length=500)]
+    observation: Text
+    pddl_pred: dict[str, Any]
+    candidates: list[Candidate]
+    repeat_fail: Count
+    legal: Annotated[int, Field(ge=0, description="sub-goals the actors could answer from at this state (0: an "
+                                                  "expert step)")] = 0
+    chosen_by: Annotated[Literal["llm", "rule", "single", "expert", "none", ""], Field(
+        description="who chose the step: llm (among two or more offered), rule (the scaffold's rules left one of "
+                    "several), single (one legal), expert, none (nothing proposed); '' before this field")] = ""
+
+
+class Plw(Contract):
+    """Path-length-weighted success and goal conditions."""
+
+    model_config = OPEN
+
+    sr: float
+    gc: float
+
+
+class PerSubgoal(Contract):
+    """Figures per planned sub-goal (no measured seconds)."""
+
+    model_config = ConfigDict(extra="allow", json_schema_extra=_no_keys("seconds"))
+
+
+class EpisodeMetrics(Contract):
+    """measured wall-clock fields are not allowed here: they go to details/timing/<stage>.jsonl (timing schema),
+    so that the record is the same on every run"""
+
+    model_config = ConfigDict(extra="allow", json_schema_extra=_no_keys("seconds", "outside_llm_share"))
+
+    per_subgoal: PerSubgoal | SkipJsonSchema[None] = None
+
+
+class Rollout(Contract):
+    """One episode of a planner variant on a task (pools.records.Rollout)."""
+
+    model_config = _artifact("One episode of a planner variant on a task", "3.1.0")
+
+    id: Id
+    task_id: Id
+    task_type: TaskType
+    instruction: Annotated[str, Field(max_length=2000)]
+    split: Annotated[Literal[Split, "alfworld"], Field(
+        description="the task's ALFRED split, or 'alfworld' for a game of the ALFWorld backend "
+                    "(world.alfworld_games)")]
+    variant: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]{1,64}$", description=(
+        "the variant's name (params.yaml evaluate.variants, collect.variant, or a preset of planner.variants)"))]
+    seed: int
+    leave_out: str
+    success: bool
+    gc: Rate
+    gc_met: Annotated[int, Field(ge=0, description="goal conditions met at the end of the episode")]
+    gc_total: Annotated[int, Field(ge=0, description="goal conditions of the task (GC over episodes = sum gc_met / "
+                                                     "sum gc_total, as ALFRED)")]
+    expert_len: Annotated[int, Field(ge=0, description="the expert plan's length in sub-goals (PLW weights each "
+                                                       "episode by it, as ALFRED)")]
+    plw: Plw
+    steps: list[StepRecord]
+    metrics: EpisodeMetrics
+    llm: Counts
+
+
+class Reflection(Contract):
+    """The LLM's hindsight reflection on a rollout: the task rewritten from its arguments (phi) and a think text
+    (pools.records.Reflection)."""
+
+    model_config = _artifact("The LLM's reflection on a rollout", "1.0.0")
+
+    id: Id
+    rollout_id: Id
+    task_id: Id
+    phi: Annotated[str, Field(min_length=1, max_length=2000)]
+    think: Text
+
+
+class RoundFailure(Contract):
+    """A replay's first failed step: its index, sub-goal and the world's reason."""
+
+    step: Count
+    subgoal: Subgoal
+    reason: Annotated[str, Field(max_length=300)]
+
+
+class CompletionRound(Contract):
+    """One completion round: the LLM's answer, the sub-goals it added and their replay."""
+
+    round: Count
+    answer: Annotated[str, Field(max_length=4000)]
+    added: Annotated[list[Subgoal], Field(max_length=200)]
+    replay: dict[str, Any]
+    failure: Annotated[RoundFailure | None, Field(
+        description="the world's first failure among this round's steps (what the next round is told), or null")]
+
+
+class Completion(Contract):
+    """A rollout completed under a reflection, replayed in the world; `sample` is the hindsight actor sample
+    (pools.records.Completion)."""
+
+    model_config = _artifact("A rollout completed under a reflection and replayed in the world", "1.1.0")
+
+    id: Id
+    reflection_id: Id
+    rollout_id: Id
+    task_id: Id
+    steps: Annotated[list[Subgoal], Field(max_length=200)]
+    verified: bool
+    replay: dict[str, Any]
+    sample: Annotated[ActorSample, SchemaRef("actor_sample.schema.json")]
+    rounds: Annotated[list[CompletionRound], Field(
+        max_length=20, description="every completion round: round 0 is the first completion, each later one a "
+                                   "repair fed the previous replay's first failed step and reason")] = Field(
+        default_factory=list)
+
+
+class Task(Contract):
+    """One ALFRED task as the pipeline lists it: its split, type, scene, arguments, instructions and whether the
+    expert solves it."""
+
+    model_config = _artifact("One ALFRED task with its scene seed (data/tasks.jsonl)", "1.0.0")
+
+    id: Id
+    split: Split
+    task_type: TaskType
+    floorplan: Annotated[int, Field(ge=1)]
+    seed: int
+    args: Args
+    instructions: Annotated[list[Annotated[str, Field(max_length=2000)]], Field(min_length=1)]
+    expert_len: Annotated[int, Field(ge=0, description="sub-goals in the expert plan (path length for PLW "
+                                                       "metrics)")]
+    expert_ok: Annotated[bool, Field(description="the expert solves this task in the simulator")]
+    expert_reason: Annotated[str, Field(description="why the expert failed ('' when it solved the task)")]
+
+
+# --- the probe --------------------------------------------------------------------------------------------------
+
+CostToGo = Annotated[int, Field(ge=0)] | None
+
+
+class ProbeState(Contract):
+    """The state is the replay of `steps` from the task's start (scene seed world.seed); `legal` is the paper
+    planner's legal set there with the true arguments, `d` the expert's cost-to-go (household/cost_to_go.py: full
+    knowledge), `d_options` the cost-to-go after each option (null: no plan within the search's limit)."""
+
+    model_config = _artifact("A decision state of the probe (data/probe/states.jsonl)", "1.0.0")
+
+    id: Id
+    task_id: Id
+    task_type: TaskType
+    split: Split
+    instruction: Annotated[str, Field(max_length=2000)]
+    kind: ProbeKind
+    wrong: Literal["walk", "pickup", "put", "refused", ""]
+    steps: Annotated[list[Subgoal], Field(max_length=200)]
+    legal: Annotated[list[Subgoal], Field(min_length=2)]
+    d: CostToGo
+    d_options: Annotated[list[CostToGo], Field(min_length=2)]
+
+
+class ProbePick(Contract):
+    """One configuration's answer at one probe state, scored by the expert's cost-to-go (pools.records.ProbePick)."""
+
+    model_config = _artifact("One configuration's pick at one probe state (data/probe/picks/<config>.jsonl)", "1.0.0")
+
+    id: Id
+    state_id: Id
+    config: Annotated[str, Field(pattern=r"^[A-Za-z0-9_]{1,64}$")]
+    task_id: Id
+    task_type: TaskType
+    kind: ProbeKind
+    pick: Subgoal
+    optimal: bool
+    progress: int
+    regret: Count
+
+
+RateInterval = Annotated[list[Rate], Field(min_length=2, max_length=2)]
+Interval = Annotated[list[float], Field(min_length=2, max_length=2)]
+
+
+class ProbeRates(Contract):
+    """A group of probe states: the optimal-pick rate and the mean regret with 95% intervals, the mean progress."""
+
+    model_config = OPEN
+
+    states: Count
+    tasks: Count
+    optimal: Rate
+    optimal_ci: RateInterval
+    regret: NonNegFloat
+    regret_ci: Interval
+    progress: float
+
+
+class ProbeMetrics(ProbeRates):
+    """Over the probe states it answered: the optimal-pick rate and the mean regret with 95% intervals that
+    resample tasks (pools/probe_metrics.py), the mean progress; overall, by state kind and by task type."""
+
+    model_config = _artifact("One probe configuration's figures (metrics/probe/<config>.json)", "1.0.0",
+                             extra="forbid")
+
+    config: str
+    by_kind: dict[str, ProbeRates]
+    by_type: dict[str, ProbeRates]
+
+
+Bounded = Annotated[float, Field(ge=-1000, le=1000)]
+
+
+class ProbeTable(Contract):
+    """States optimal under both configurations, only A, only B, neither."""
+
+    model_config = OPEN
+    __pydantic_extra__: dict[str, Count] = Field(init=False)  # type: ignore[assignment]
+
+    both: Count
+    only_a: Count
+    only_b: Count
+    neither: Count
+
+
+class ProbeCompare(Contract):
+    """Paired on the states both answered: the 2x2 table of optimal picks, McNemar's exact p, and the differences
+    of optimal rate and regret A - B with 95% intervals that resample tasks."""
+
+    model_config = _artifact("Two probe configurations (or pool versions) paired on the states both answered",
+                             "1.0.0")
+
+    a: str
+    b: str
+    states: Count
+    tasks: Count
+    table: ProbeTable
+    mcnemar_p: Rate
+    optimal_diff: Bounded
+    optimal_diff_ci: Annotated[list[Bounded], Field(min_length=2, max_length=2)]
+    regret_diff: Bounded
+    regret_diff_ci: Annotated[list[Bounded], Field(min_length=2, max_length=2)]
+
+
+class PairHeadline(Contract):
+    """A pair A-B: the difference of optimal rates and McNemar's exact p."""
+
+    diff: Annotated[float, Field(ge=-1, le=1)]
+    p: Rate
+
+
+class ProbeHeadline(RootModel[dict[str, Rate | PairHeadline]]):
+    """Keys: a configuration (its optimal-pick rate) or a pair A-B (PairHeadline), short: `dvc metrics show`
+    lists each as a column."""
+
+    model_config = _artifact(
+        "The probe's headline figures (metrics/probe.json, a declared DVC metric): each configuration's "
+        "optimal-pick rate; per pair A-B the difference of optimal rates and McNemar's exact p", "1.0.0",
+        json_schema_extra={"propertyNames": {"pattern": r"^[a-z_]+(-[a-z_]+)?$"}})
+
+
+# --- evaluation and comparison ----------------------------------------------------------------------------------
+
+
+class EvalMetrics(Contract):
+    """Only what `dvc metrics show` should list, one row per variant and split: the episode count, ALFRED's SR,
+    GC, PLW SR and PLW GC (pools/metrics.py), LLM calls per planned sub-goal and the share of executed sub-goals
+    the LLM chose among two or more offered ones (wall seconds change on every run, so they are not a metric:
+    `hindsight timing` and the report show them from details/timing/). Keys are short because each is a column of
+    that table. Per type, per role and the rest: details/eval/<variant>.json (eval_details)."""
+
+    model_config = _artifact("Headline metrics of one planner variant on one split (metrics/eval/<variant>/<split>"
+                             ".json, a DVC metric)", "3.1.0")
+
+    episodes: Count
+    sr: Rate
+    gc: Rate
+    plw_sr: Rate
+    plw_gc: Rate
+    calls_per_subgoal: Annotated[float, Field(alias="calls/subgoal", ge=0,
+                                              description="LLM calls per planned sub-goal")]
+    llm_decided: Annotated[Rate, Field(description="share of executed sub-goals the LLM chose among two or more "
+                                                   "offered (0 for the expert)")]
+
+
+class AlfredRates(Contract):
+    """ALFRED's rates of a group of episodes (pools/metrics.py alfred_rates)"""
+
+    model_config = OPEN
+
+    episodes: Count
+    sr: Rate
+    gc: Rate
+    plw_sr: Rate
+    plw_gc: Rate
+    gc_met: Count
+    gc_total: Count
+
+
+class EpisodeCost(Contract):
+    """what the same episodes always cost (no measured seconds: those are in details/timing/evaluate-<variant>.jsonl,
+    and their per-sub-goal figure in the DVC metric)"""
+
+    model_config = OPEN
+
+    subgoals_per_episode: NonNegFloat
+    failed_subgoals_per_episode: NonNegFloat
+    calls_per_subgoal: NonNegFloat
+    tokens_per_subgoal: NonNegFloat
+
+
+class GroupFigures(EpisodeCost, AlfredRates):
+    """ALFRED's rates of a group of episodes (pools/metrics.py alfred_rates) and what the same episodes always cost
+    (no measured seconds: those are in details/timing/evaluate-<variant>.jsonl, and their per-sub-goal figure in
+    the DVC metric)"""
+
+
+class SplitFigures(GroupFigures):
+    """A split's rates and cost, and its rates per task type."""
+
+    by_type: dict[str, AlfredRates]
+
+
+class Decided(Contract):
+    """who chose the executed sub-goals (pools/metrics.py decided): the LLM among two or more, a scaffold rule, a
+    single legal option, the expert"""
+
+    model_config = OPEN
+
+    executed: Count
+    llm: Count
+    rule: Count
+    single: Count
+    expert: Count
+    llm_share: Rate | None
+
+
+class EvalDetails(Contract):
+    """Per split and task type, the adapter's accuracy, who decided, LLM use per role and why episodes failed and
+    stopped: what the report reads beside the headline metric."""
+
+    model_config = _artifact("Details of one planner variant's evaluation (details/eval/<variant>.json; read by the "
+                             "report, not a DVC metric)", "2.1.0")
+
+    variant: str
+    episodes: Count
+    all: GroupFigures
+    by_split: dict[str, SplitFigures]
+    by_type: dict[str, AlfredRates]
+    adapter_accuracy: dict[str, Rate]
+    decided: Decided
+    llm_by_role: dict[str, dict[str, float]]
+    failure_reasons: dict[str, Annotated[int, Field(ge=1)]]
+    stop_reasons: dict[str, Annotated[int, Field(ge=1)]]
+
+
+Diff = Annotated[float, Field(ge=-1, le=1)]
+DiffInterval = Annotated[list[Diff], Field(min_length=2, max_length=2)]
+
+
+class VariantRates(Contract):
+    """One variant's SR, GC, PLW SR and PLW GC on the paired tasks."""
+
+    sr: Rate
+    gc: Rate
+    plw_sr: Rate
+    plw_gc: Rate
+
+
+class SuccessTable(Contract):
+    """successes: both, only A, only B, neither"""
+
+    both: Count
+    only_a: Count
+    only_b: Count
+    neither: Count
+
+
+class Paired(Contract):
+    """Two variants on the tasks both ran: their rates, the differences A - B with 95% intervals, the 2x2 table of
+    successes and McNemar's exact p."""
+
+    tasks: Annotated[int, Field(ge=1)]
+    a: VariantRates
+    b: VariantRates
+    sr_diff: Diff
+    sr_diff_ci: DiffInterval
+    gc_diff: Diff
+    gc_diff_ci: DiffInterval
+    table: SuccessTable
+    mcnemar_p: Rate
+
+
+class LlmDecided(Contract):
+    """the share of executed sub-goals the LLM chose among two or more offered ones, on the paired tasks (null: no
+    step records it)"""
+
+    model_config = OPEN
+
+    a: Rate | None
+    b: Rate | None
+
+
+class Bootstrap(Contract):
+    """How the intervals were drawn: resamples, seed, level, and what was resampled."""
+
+    model_config = OPEN
+
+    samples: Annotated[int, Field(ge=1)]
+    seed: int
+    level: float
+    resampled: Literal["tasks"]
+
+
+class Compare(Contract):
+    """On the tasks both ran (their count: tasks): SR, GC, PLW SR and PLW GC of each, the paired differences A - B
+    with 95% bootstrap intervals (resampling tasks), the 2x2 table of successes and McNemar's exact p. A DVC output,
+    not a declared metric: its many keys would make `dvc metrics show` unreadable."""
+
+    model_config = _artifact("A paired comparison of two variants, overall, per split and per task type "
+                             "(metrics/compare/<A>_vs_<B>.json)", "1.1.0")
+
+    a: Annotated[str, Field(description="variant A (a name, or NAME@REV from the command line)")]
+    b: str
+    tasks: Annotated[int, Field(ge=1, description="tasks both ran (the pairs)")]
+    llm_decided: LlmDecided
+    only_in_a: Count
+    only_in_b: Count
+    bootstrap: Bootstrap
+    all: Paired
+    by_split: dict[str, Paired]
+    by_type: dict[str, Paired]
+
+
+# --- stages and pools -------------------------------------------------------------------------------------------
+
+
+class StageMetrics(Contract):
+    """Items, ok and failed only (results, so that `dvc exp show --only-changed` lists what changed); the measured
+    seconds, failures with reasons, reuse after a resume, LLM usage and quarantined rows:
+    details/stages/<stage>.json (stage_summary), shown by `hindsight timing`."""
+
+    model_config = _artifact("Headline of one stage run (metrics/stages/<stage>.json, a DVC metric)", "2.0.0")
+
+    items: Count
+    ok: Count
+    failed: Count
+
+
+class StageFailure(Contract):
+    """A failed item and why."""
+
+    model_config = OPEN
+
+    item: str
+    reason: str
+
+
+class StageSummary(Contract):
+    """What one stage run did: its items, how many succeeded, failed or were reused, its wall seconds, failures,
+    LLM usage and quarantined input rows."""
+
+    model_config = _artifact("Summary of one stage run (metrics/stages/<stage>.json)", "1.0.0", extra="allow")
+
+    stage: str
+    items: Count
+    ok: Count
+    failed: Count
+    reused: Count
+    seconds: NonNegFloat
+    failures: list[StageFailure]
+    llm: Usage | SkipJsonSchema[None] = None
+    quarantined: Count = 0
+    execution: Annotated[str, Field(description="how the items ran (pipeline.workers / task_runner / dask_address), "
+                                                "e.g. '16 worker thread(s)'")] = ""
+
+
+class Timing(Contract):
+    """Kept out of the stage's records so that those are the same bytes however many workers ran them
+    (pools/timing.py). Joined to the record by `id`."""
+
+    model_config = _artifact("Wall-clock timing of one stage item and what its run met (details/timing/<stage>.jsonl;"
+                             " measured, so it differs from run to run)", "1.0.0")
+
+    id: Annotated[Id, Field(description="the id of the record the item wrote")]
+    item: Annotated[Id, Field(description="the stage's item id")]
+    seconds: Annotated[float, Field(ge=0, description="the item's wall time where it ran")]
+    llm_seconds: Annotated[float, Field(ge=0, description="summed wall time of the item's LLM calls (cache hits "
+                                                          "included)")]
+    outside_llm_share: Rate
+    llm_roles: Annotated[dict[str, NonNegFloat], Field(description="LLM seconds per role")]
+    cache_hits: Annotated[int, Field(ge=0, description="LLM calls served from the response cache")]
+    retries: Annotated[int, Field(ge=0, description="retried LLM requests (transient endpoint faults)")]
+    errors: Annotated[int, Field(ge=0, description="LLM calls that failed after their retries")]
+
+
+class ModelId(Contract):
+    """The model an LLM role's calls went to."""
+
+    model: Annotated[str, Field(description="embedded preset name or the endpoint's model name")]
+    endpoint: Literal["embedded", "openai-compatible"]
+    id: Annotated[str, Field(description="model identifier: embedded:<preset>@sha256:<12 hex>, or "
+                                         "<model>@<host[:port]><path> (never credentials, query or key)")]
+
+
+class Manifest(Contract):
+    """2.0.0: `models` (the model of every LLM role that contributed) replaces `llm_model` (one model for the whole
+    pool)."""
+
+    model_config = _artifact("Manifest of a pool (data/pools/<pool>.manifest.json)", "2.0.0")
+
+    pool: str
+    schema_name: Annotated[str, Field(alias="schema")]  # `schema` would shadow BaseModel.schema
+    schema_version: str
+    records: Count
+    by_kind: dict[str, Count]
+    by_task_type: dict[str, Count]
+    verified_share: Rate
+    content_sha256: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
+    params: dict[str, Any]
+    models: Annotated[dict[str, ModelId], Field(
+        description="LLM role (as the client accounts it: adapter, actor_gt, actor_hind, critic, generator, reflect, "
+                    "complete, critic_sample) -> the model its calls went to; {} when no LLM made the pool (gt).")]
+    quarantined: Count
+
