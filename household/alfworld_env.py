@@ -74,6 +74,7 @@ from household.ontology import (
 )
 from household.subgoals import SubGoal
 from household.tasks import Task
+from household.state import WorldState
 from household.world import Observation, StepResult, record_step, run_subgoal
 
 GAME_FILE = "game.tw-pddl"
@@ -300,6 +301,12 @@ class AlfworldEnv:
         self.due: dict[str, set[str]] = {}  # object name -> effects owed when it leaves the appliance
         self.done_effects: dict[str, set[str]] = {}  # object name -> hot/cold/clean the agent caused
         self.moved: set[str] = set()  # objects the agent has picked up (no longer where the scene put them)
+        # The order the agent is shown objects in, as ours: sighting order, and at one place our `visible` order (a
+        # stack over each holder's children: the last put first). `_kids` mirrors our children lists (holder ->
+        # keys: ALFWorld names, or our id for an object the game lacks, as the faucet the backend keeps);
+        # `seen_order` is seen_objs in that order, with the basins' faucets.
+        self._kids, self._faucet_at = self._children()
+        self.seen_order: dict[str, None] = {}
 
     # ------------------------------------------------------------------ names and map
     def _names(self) -> None:
@@ -407,25 +414,58 @@ class AlfworldEnv:
             return total, total
         return min(met, total - 1), total
 
+    def _children(self) -> tuple[dict[str, list[str]], dict[str, str]]:
+        """Our import's children lists in this game's names, and each basin's faucet key -> the basin."""
+        ours = WorldState(self.scene)
+        name = {decode_name(k).lower(): n for k, n in self.name_of.items()}
+        key = lambda oid: name.get(oid.lower(), oid)  # noqa: E731
+        kids = {(h if h in ours.places else key(h)): [key(c) for c in cs] for h, cs in ours.children.items()}
+        faucets = {key(o.id): o.parent for o in ours.objs.values() if o.cls == "Faucet"}
+        return kids, faucets
+
+    def _order_at(self, pid: str) -> dict[str, int]:
+        """Keys at a place in our `visible` order (open or closed alike)."""
+        out: list[str] = []
+        stack = list(self._kids.get(pid, ()))
+        while stack:
+            k = stack.pop()
+            out.append(k)
+            if self.cls_of.get(k) in MOVABLE_RECEPTACLES:
+                stack.extend(self._kids.get(k, ()))
+        return {k: i for i, k in enumerate(out)}
+
+    def _sighted(self, pid: str, names: list[str]) -> None:
+        """Objects seen at a place (with a basin's faucet), in the order ours sees them."""
+        order = self._order_at(pid)
+        keys = names + [f for f, basin in self._faucet_at.items() if basin == pid]
+        for k in sorted(keys, key=lambda k: order.get(k, len(order))):
+            self.seen_order.setdefault(k, None)
+
     def observe(self) -> Observation:
         """What the agent was told so far, in our observation's form."""
         texts: dict[str, None] = {}
         for pid in self.seen_places:
             texts[self._place_text(pid)] = None
-        for name in self.seen_objs:
+        for name in self.seen_order:
+            if name in self._faucet_at:
+                texts[self._faucet_text(self._faucet_at[name])] = None
+                continue
             if (name != self.holding and name not in self.where) or not self._modelled(name):
                 continue
             texts[self._obj_text(name)] = None
         here: tuple[str, ...] = ()
         if self.at is not None:
-            faucet = [self._faucet_text(self.at)] if self._places[self.at].cls == "SinkBasin" else []
-            here = tuple(dict.fromkeys([self._place_text(self.at), *faucet,
-                                        *(self._obj_text(n) for n in self._visible() if self._modelled(n))]))
+            order = self._order_at(self.at)
+            shown = [n for n in self._visible() if self._modelled(n)]
+            shown += [f for f, basin in self._faucet_at.items() if basin == self.at]
+            shown.sort(key=lambda k: order.get(k, len(order)))
+            here = tuple(dict.fromkeys([self._place_text(self.at), *(
+                self._faucet_text(self.at) if k in self._faucet_at else self._obj_text(k) for k in shown)]))
         located = [(self._obj_text(n), self._places[self._located(n)].cls) for n in self.seen_objs
                    if n != self.holding and n in self.where and self._modelled(n)]
         for pid in self.seen_places:  # the faucet the backend keeps at each basin (module docstring)
             if self._places[pid].cls == "SinkBasin":
-                texts[self._faucet_text(pid)] = None
+                texts.setdefault(self._faucet_text(pid), None)
                 located.append((self._faucet_text(pid), "SinkBasin"))
         holding = self.object_class(self.holding) if self.holding else None
         return Observation(tuple(texts), self._places[self.at].cls if self.at else None, holding, here,
@@ -619,12 +659,15 @@ class AlfworldEnv:
             if pid not in self.where.setdefault(n, []):
                 self.where[n].append(pid)
             self.seen_objs.setdefault(n, None)
+        self._sighted(pid, listed)
 
     # ------------------------------------------------------------------ interactions
     def _here_of(self, cls: str) -> list[str]:
-        """Visible objects of `cls` where the agent stands, in scene order (our `find_here`)."""
+        """Visible objects of `cls` where the agent stands, as our `find_here` takes them: those standing at the place
+        itself first, each group in our `visible` order (scene order for an object our import lacks)."""
         names = [n for n in self._visible() if self.object_class(n) == cls]
-        return sorted(names, key=lambda n: self._rank.get(n, 0))
+        order, direct = self._order_at(self.at or ""), set(self._kids.get(self.at or "", ()))
+        return sorted(names, key=lambda n: (n not in direct, order.get(n, len(order)), self._rank.get(n, 0)))
 
     def _pickup(self, cls: str) -> str:
         if cls not in PICKUPABLE:
@@ -646,6 +689,9 @@ class AlfworldEnv:
         self.holding = obj
         self.moved.add(obj)
         self.where.pop(obj, None)
+        for kids in self._kids.values():  # our children lists lose it (ours: `WorldState.take`)
+            if obj in kids:
+                kids.remove(obj)
         owed = self.due.pop(obj, set())
         effect = _DUE_AT.get(self._places[self.at].cls)
         if effect in owed:  # the appliance acted on it in our terms: ALFWorld's command, now that it is held
@@ -685,7 +731,9 @@ class AlfworldEnv:
         self.holding = None
         self.where[held] = [self.at]
         self.contents.setdefault(self.at, []).append(held)
+        self._kids.setdefault(self.at, []).append(held)  # ours appends: `visible` then lists it first
         self.seen_objs.setdefault(held, None)
+        self.seen_order.setdefault(held, None)
         place_cls = self._places[self.at].cls
         if place_cls in ("Microwave", "SinkBasin") and self.power.get(self.at):
             self.due.setdefault(held, set()).add(_DUE_AT[place_cls])  # put into a running microwave / basin

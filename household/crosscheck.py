@@ -26,7 +26,8 @@ def shown(res: StepResult) -> dict[str, Any]:
     """The fields of a step's outcome that the agent sees (`FIELDS`)."""
     o = res.observation
     return {"ok": res.ok, "reason": res.reason, "location": o.location, "holding": o.holding,
-            "seen": sorted(set(o.objects)), "here": sorted(set(o.here)),
+            # in the order the agent is shown them: the prompt lists them so, and the order sways the LLM
+            "seen": list(dict.fromkeys(o.objects)), "here": list(dict.fromkeys(o.here)),
             "located": sorted({f"{t} @ {p}" for t, p in o.located})}
 
 

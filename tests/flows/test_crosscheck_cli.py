@@ -44,8 +44,9 @@ def test_crosscheck_json_shape_and_disagreement(tmp_path):
     assert d["ours_won"] and not d["alfworld_won"]  # every step ran in ALFWorld too: the goals differ
     assert d["step"] == 10 and d["subgoal"] == "PutObject SoapBar Cabinet"
     assert d["reason"] == "ALFWorld: goal not reached"
-    assert d["commands"] == ["put soapbar 2 in/on cabinet 1"]
-    assert d["alfworld_response"] == "You put the soapbar 2 in/on the cabinet 1."
+    # the second soap bar put is soapbar 1: the backend takes the one our `find_here` takes (visible order)
+    assert d["commands"] == ["put soapbar 1 in/on cabinet 1"]
+    assert d["alfworld_response"] == "You put the soapbar 1 in/on the cabinet 1."
     # what the agent is shown, step by step: 11 expert steps and 4 non-expert ones per game, all alike
     o = data["observations"]
     assert (o["steps"], o["wrong_steps"]) == (22, 8) and o["step_agreement"] == 1.0, o
