@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -37,14 +38,18 @@ def revision(root: Path = ROOT) -> str:
 
 
 def kind_of(data: dict[str, Any]) -> str:
-    """'planner' (bench_planner), 'probe' (bench_probe) or 'run' (a pipeline workspace), from the output's keys."""
+    """'planner' (bench_planner), 'probe' (bench_probe), 'run' (a pipeline workspace) or 'crosscheck' (`hindsight
+    world crosscheck --json`), from the output's keys."""
     if "stages" in data and "eval" in data:
         return "run"
+    if "observations" in data and "won_both" in data:
+        return "crosscheck"
     if "variants" in data and "floors" in data:
         return "planner"
     if "configs" in data and "states" in data:
         return "probe"
-    raise ValueError("not a bench_planner or bench_probe --out file: expected keys variants+floors or configs+states")
+    raise ValueError("not a bench_planner or bench_probe --out file (keys variants+floors or configs+states) nor "
+                     "crosscheck --json output (observations+won_both)")
 
 
 def paired_row(a: str, rows_a: list[dict[str, Any]], b: str, rows_b: list[dict[str, Any]]) -> dict[str, Any]:
@@ -68,6 +73,8 @@ def add_pairs(data: dict[str, Any], pairs: list[dict[str, str]]) -> dict[str, An
 def trim(data: dict[str, Any]) -> dict[str, Any]:
     """What the tables and pairings need: figures, and one small row per episode (planner) or pick (probe)."""
     out = {k: v for k, v in data.items() if k not in ("episodes", "states_rows", "picks")}
+    if kind_of(data) == "crosscheck":
+        return out
     if kind_of(data) == "planner":
         out["episodes"] = {name: [{"task_id": r["task_id"], "task_type": r["task_type"], "success": r["success"],
                                    "gc": r["gc"], "subgoals": len(r.get("steps", []))} for r in rows]
@@ -89,7 +96,9 @@ def keep(path: Path, commit: str | None, note: str) -> Path:
         raise SystemExit(f"{path}: no 'commit' field; say which commit measured it with --commit SHA")
     kept = {**trim(data), "commit": commit, "note": note or data.get("note", "")}
     KEPT.mkdir(parents=True, exist_ok=True)
-    name = f"{kind_of(data)}-{data.get('split', 'x')}-{data.get('task_set', 'probe')}-{commit.replace('+', '-')}"
+    name = (f"crosscheck-{data['games']}games-{commit}" if kind_of(data) == "crosscheck" else
+            f"{kind_of(data)}-{data.get('split', 'x')}-{data.get('task_set', 'probe')}-{commit}")
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "-", name)  # a split of ALFWorld games names a folder: 'alfworld:DIR:engine'
     dest = KEPT / f"{name}.json"
     dest.write_text(json.dumps(kept, indent=1) + "\n")
     return dest
@@ -236,6 +245,25 @@ def run_section(d: dict[str, Any]) -> list[str]:
     return lines + [""]
 
 
+def crosscheck_section(d: dict[str, Any]) -> list[str]:
+    """One crosscheck of the two engines: verdicts, and what the agent is shown step by step."""
+    o, r = d["observations"], d.get("random") or {}
+    lines = [f"### The two engines on {d['games']} ALFWorld games, commit `{d['commit']}`", ""]
+    if d.get("note"):
+        lines += [d["note"], ""]
+    lines += [f"Expert plans won in both engines: {d['won_both']}/{d['games']}; verdicts agree {d['agree']}/"
+              f"{d['games']}. What the agent is shown (step outcome and reason, place, holding, objects seen with their "
+              f"states): expert steps agree {o['steps_agree']}/{o['steps']}, seeded non-expert steps "
+              f"{o['wrong_agree']}/{o['wrong_steps']}, games where every step agrees {o['games_agree']}/{d['games']}."]
+    for f in o.get("first_differences", []):
+        lines.append(f"- first difference: {json.dumps(f, sort_keys=True)}")
+    if r:
+        lines += ["", f"Random walks: {r['runs']} runs, {r['steps_compared']} steps compared, {r['runs_diverged']} "
+                  "diverged:"] + [f"- {x['game']} run {x['run']} step {x['step']} `{x['subgoal']}`: {x['field']} "
+                                  f"ours {x['ours']!r}, ALFWorld {x['alfworld']!r}" for x in r.get("diverged", [])]
+    return lines + [""]
+
+
 def page(kept: list[dict[str, Any]]) -> str:
     """docs/results.md from the kept outputs (newest commit last within each kind)."""
     lines = ["# Results", "",
@@ -247,12 +275,15 @@ def page(kept: list[dict[str, Any]]) -> str:
     planner = [d for d in kept if kind_of(d) == "planner"]
     probe = [d for d in kept if kind_of(d) == "probe"]
     runs = [d for d in kept if kind_of(d) == "run"]
+    checks = [d for d in kept if kind_of(d) == "crosscheck"]
     if runs:
         lines += ["## The default pipeline (`make run`)", ""] + [x for d in runs for x in run_section(d)]
     if planner:
         lines += ["## Planner quality (episodes)", ""] + [x for d in planner for x in planner_section(d)]
     if probe:
         lines += ["## The probe (decisions)", ""] + [x for d in probe for x in probe_section(d)]
+    if checks:
+        lines += ["## Our world against ALFWorld's engine", ""] + [x for d in checks for x in crosscheck_section(d)]
     if not kept:
         lines += ["Nothing kept yet: run a bench with --out FILE, then `benchmarks/results.py keep FILE`.", ""]
     return "\n".join(lines).rstrip() + "\n"

@@ -26,7 +26,7 @@ def plan(params: dict[str, Any], policy: str) -> Planned:
     variant = practice_variant({"collect": section(params, "collect")})
     cfg = PlannerConfig.from_params(params.declared(), variant=variant)
     cap = section(params, "collect").get("max_subgoals")
-    cfg = cfg if cap is None else replace(cfg, max_subgoals=int(cap))
+    cfg = cfg if cap is None else replace(cfg, max_subgoals=min(cfg.max_subgoals, int(cap)))  # whichever is first
     pools = ExamplePools.from_records(gt.records)
     per_type = int(section(params, "collect")["per_type"])
     if uses_alfworld(params):  # the pool's tasks that have an ALFWorld train game, played in ALFWorld's engine

@@ -34,7 +34,7 @@ def plan(params: dict[str, Any], policy: str) -> Planned:
     variant = Variant.parse("reference", REFERENCE, where="probe")
     cfg = PlannerConfig.from_params({k: params[k] for k in ("world", "retrieval", "planner")}, variant=variant)
     cap = probe.get("reference_max_subgoals")
-    cfg = cfg if cap is None else replace(cfg, max_subgoals=int(cap))
+    cfg = cfg if cap is None else replace(cfg, max_subgoals=min(cfg.max_subgoals, int(cap)))  # whichever is first
     pools = ExamplePools.from_records(gt.records)
     by_id = {t.id: t for t in chosen}
 
