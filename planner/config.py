@@ -198,6 +198,13 @@ class PlannerConfig:
         values.update(overrides)
         return cls(**values)
 
+    def capped(self, cap: int | None) -> PlannerConfig:
+        """This configuration with episodes ending after `cap` sub-goals, when that comes before max_subgoals
+        (None: unchanged); collect.max_subgoals and probe.reference_max_subgoals."""
+        if cap is None or int(cap) >= self.max_subgoals:
+            return self
+        return dataclasses.replace(self, max_subgoals=int(cap))
+
     def as_dict(self) -> dict[str, Any]:
         """Return the configuration as plain JSON."""
         return dataclasses.asdict(self)

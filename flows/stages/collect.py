@@ -2,7 +2,6 @@
 the ALFWorld train games of those tasks, flows.stages.alfworld_games)."""
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from prefect import flow
@@ -24,9 +23,8 @@ def plan(params: dict[str, Any], policy: str) -> Planned:
     """The items of stage `collect` and how to run one (rebuilt from params and files on a Dask worker)."""
     gt = read_input(GT_POOL, "sample", policy)
     variant = practice_variant({"collect": section(params, "collect")})
-    cfg = PlannerConfig.from_params(params.declared(), variant=variant)
-    cap = section(params, "collect").get("max_subgoals")
-    cfg = cfg if cap is None else replace(cfg, max_subgoals=min(cfg.max_subgoals, int(cap)))  # whichever is first
+    cfg = PlannerConfig.from_params(params.declared(), variant=variant).capped(
+        section(params, "collect").get("max_subgoals"))
     pools = ExamplePools.from_records(gt.records)
     per_type = int(section(params, "collect")["per_type"])
     if uses_alfworld(params):  # the pool's tasks that have an ALFWorld train game, played in ALFWorld's engine

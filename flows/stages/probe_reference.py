@@ -3,7 +3,6 @@ states. The reference is the paper's planner without hindsight (Actor_gt, the gt
 test, so two hindsight pools are probed on the same states."""
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from prefect import flow
@@ -32,9 +31,8 @@ def plan(params: dict[str, Any], policy: str) -> Planned:
     chosen = reference_tasks(probe_tasks(tasks.records, gt.records, probe["split"], int(probe["per_type"]),
                                          int(probe["seed"])), int(probe["reference_tasks"]), int(probe["seed"]))
     variant = Variant.parse("reference", REFERENCE, where="probe")
-    cfg = PlannerConfig.from_params({k: params[k] for k in ("world", "retrieval", "planner")}, variant=variant)
-    cap = probe.get("reference_max_subgoals")
-    cfg = cfg if cap is None else replace(cfg, max_subgoals=min(cfg.max_subgoals, int(cap)))  # whichever is first
+    cfg = PlannerConfig.from_params({k: params[k] for k in ("world", "retrieval", "planner")},
+                                    variant=variant).capped(probe.get("reference_max_subgoals"))
     pools = ExamplePools.from_records(gt.records)
     by_id = {t.id: t for t in chosen}
 

@@ -32,3 +32,13 @@ def test_the_code_defaults_are_params_yaml_s_values() -> None:
 def test_an_unknown_key_is_an_error_that_names_it(section: str) -> None:
     with pytest.raises(ValueError, match=rf"params.yaml: {section}\.beam_width is not a setting"):
         PlannerConfig.from_params({section: {"beam_width": 3}})
+
+
+def test_a_cap_ends_episodes_only_before_the_planner_s_own() -> None:
+    """collect.max_subgoals and probe.reference_max_subgoals: the smaller of the two caps holds."""
+    cfg = PlannerConfig.from_params(PARAMS)
+    assert cfg.capped(PARAMS["collect"]["max_subgoals"]).max_subgoals == 16 < cfg.max_subgoals
+    assert cfg.capped(PARAMS["probe"]["reference_max_subgoals"]).max_subgoals == 12
+    assert cfg.capped(None) is cfg and cfg.capped(cfg.max_subgoals + 5) is cfg
+    short = dataclasses.replace(cfg, max_subgoals=3)
+    assert short.capped(16).max_subgoals == 3  # a test's short episodes stay short
