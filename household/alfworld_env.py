@@ -75,13 +75,12 @@ from household.ontology import (
 from household.subgoals import SubGoal
 from household.tasks import Task
 from household.state import WorldState
-from household.world import Observation, StepResult, record_step, run_subgoal
+from household.world import STATE_WORD, Observation, StepResult, record_step, run_subgoal
 
 GAME_FILE = "game.tw-pddl"
 INSTALL_HINT = "the ALFWorld backend needs the optional extra: pip install -e '.[alfworld]' (make setup installs it)"
 _FACT = re.compile(r"\(\s*([A-Za-z]+)\s+([^()]*?)\s*\)")
 _DUE_AT = {"Microwave": "heat", "Fridge": "cool", "SinkBasin": "clean"}
-_STATE_WORD = {"heat": "hot", "cool": "cold", "clean": "clean"}
 
 
 def alfworld_available() -> bool:
@@ -501,7 +500,7 @@ class AlfworldEnv:
         if cls in TOGGLEABLE:
             states.append("on" if self._flag("ison", name) else "off")
         made = self.done_effects.get(name, set()) | self.due.get(name, set())  # due reads as made (docstring)
-        states += [_STATE_WORD[e] for e in ("heat", "cool", "clean") if e in made]
+        states += [STATE_WORD[e] for e in ("heat", "cool", "clean") if e in made]
         return f"{cls} ({', '.join(states)})" if states else cls
 
     def _faucet_text(self, basin: str) -> str:

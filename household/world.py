@@ -366,18 +366,17 @@ class World:
         return ""
 
 
+# The word an observation shows once an object has a made state (a task's object_state -> word).
+STATE_WORD = {"heat": "hot", "cool": "cold", "clean": "clean"}
+
+
 def _obj_text(o: Obj) -> str:
     states = []
     if o.cls in OPENABLE:
         states.append("open" if o.is_open else "closed")
     if o.cls in TOGGLEABLE:
         states.append("on" if o.is_on else "off")
-    if o.heated:
-        states.append("hot")
-    if o.cooled:
-        states.append("cold")
-    if o.cleaned:
-        states.append("clean")
+    states += [STATE_WORD[s] for s, made in (("heat", o.heated), ("cool", o.cooled), ("clean", o.cleaned)) if made]
     return f"{o.cls} ({', '.join(states)})" if states else o.cls
 
 

@@ -20,10 +20,9 @@ from types import MappingProxyType
 from typing import Callable, Mapping, NamedTuple, Sequence
 
 from household.ontology import KNIVES, SLICED_OF, canonical_class
+from household.world import STATE_WORD
 from planner.legal import STATE_PLACE, STATE_TOGGLES, parse_seen
 
-# The word the observation shows once an object has the predicted state.
-STATE_WORD = {"heat": "hot", "cool": "cold", "clean": "clean"}
 PHASES = ("fetch", "slice", "make", "deliver", "two", "look", "walk", "search")
 
 
