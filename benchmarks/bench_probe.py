@@ -56,6 +56,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--reference-variant", default="no_hindsight",
                     help="the variant of --reference whose episodes are the reference policy's")
     ap.add_argument("--on-policy-per-task", type=int, default=3)
+    ap.add_argument("--reference-tasks", type=int, default=0,
+                    help="on-policy states from this many of --reference's tasks (a seeded choice, as the "
+                         "probe_reference stage makes it; 0 = all): each task's first answer pays its examples' prefill")
     ap.add_argument("--out", default=None, help="also write the states and picks as JSON here")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
@@ -72,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     from planner.grounding import Grounder
     from benchmarks.results import revision
     from planner.probe import (actor_pick, executed_subgoals, on_policy_states, probe_tasks, random_pick,
-                               recovery_states, score)
+                               recovery_states, reference_tasks, score)
     from pools.jsonl import read_jsonl
     from pools.probe_metrics import paired, summary
     from pools.records import CriticSample, Sample
@@ -97,7 +100,13 @@ def main(argv: list[str] | None = None) -> int:
         ref = json.loads(Path(args.reference).read_text())
         reference = {"variant": args.reference_variant, "split": ref["split"], "task_set": ref["task_set"],
                      "commit": ref.get("commit", "")}
-        for r in ref["episodes"][args.reference_variant]:
+        episodes = ref["episodes"][args.reference_variant]
+        if args.reference_tasks:
+            keep = {t.id for t in reference_tasks([get_task(r["task_id"]) for r in episodes], args.reference_tasks,
+                                                  seed)}
+            episodes = [r for r in episodes if r["task_id"] in keep]
+        reference["tasks"] = len(episodes)
+        for r in episodes:
             states += on_policy_states(get_task(r["task_id"]), executed_subgoals(r), args.on_policy_per_task, cfg,
                                        seed, random.Random(f"{seed}:on_policy:{r['task_id']}"), {})
     build_seconds = time.perf_counter() - t0
