@@ -7,8 +7,8 @@ The adapter alone (one call per task, the instruction the planner gets, no obser
 with the params' adapter model, its gt examples retrieved as an episode retrieves them (pools.gt_per_type, the task
 itself excluded), on `--per-type` tasks of each type of `--set` (pools.select.stratified, seed world.seed).
 `--options`: `all` lists every class of the ontology (the paper's planner), `lexicon` only the values the
-instruction's words point to by counts over every train annotation (planner/lexicon.py, `planner.adapter_min_share`:
-train-wide knowledge), `gt_lexicon` the same counts over the gt pool's annotations only. `--scaffold` sets the word
+instruction's words point to by counts over every train annotation (planner/adapter/lexicon.py,
+`planner.adapter_min_share`: train-wide knowledge), `gt_lexicon` the same counts over the gt pool's annotations only. `--scaffold` sets the word
 rules (`full`: the scaffold's container, lamp and slice words; `none`: the lists alone). A fresh response cache makes
 every call paid. Prints, per mode, the accuracy of each argument, the share of tasks with all seven right, prompt
 tokens and seconds per call.
@@ -57,13 +57,13 @@ def main(argv: list[str] | None = None) -> int:
 
     from flows.runtime.workspace import configure
     configure()
+    from benchmarks.sample import gt_pool, seeded_tasks
     from flows.runtime.llm_stage import llm_client
     from flows.runtime.params import load_params
-    from benchmarks.sample import gt_pool, seeded_tasks
-    from planner.adapter import Adapter
+    from planner.adapter.predict import Adapter
     from planner.config import PlannerConfig
-    from planner.examples import ExamplePools
-    from planner.parsing import args_accuracy
+    from planner.llm.parsing import args_accuracy
+    from planner.retrieval.examples import ExamplePools
     from pools.records import ARG_KEYS
 
     params = load_params(args.params)

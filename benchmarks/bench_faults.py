@@ -122,7 +122,7 @@ def distinct_phi_rows(per_type: int) -> list[dict[str, Any]]:
     """Task rows (as stage `tasks` writes them) of `per_type` expert-solvable train tasks per type, no phi twice."""
     from household.expert import solve
     from household.tasks import load_tasks
-    from planner.phi import phi
+    from planner.relabel.phi import phi
 
     taken: Counter[str] = Counter()
     seen: set[str] = set()
@@ -164,7 +164,7 @@ def write_params(root: Path, url: str, model: str, *, per_type: int, workers: in
 def build_inputs(root: Path, per_type: int, workers: int) -> dict[str, str]:
     """Run the real `gt_pool` and `collect` stages once; return phi -> rollout id of the rollouts they wrote."""
     from flows.stages import collect, gt_pool
-    from planner.phi import phi
+    from planner.relabel.phi import phi
     from pools.jsonl import read_jsonl
 
     rows = distinct_phi_rows(per_type)

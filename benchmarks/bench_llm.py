@@ -130,8 +130,8 @@ def task_texts(n: int) -> list[str]:
 
 
 def bench_retrieval(n: int, queries: int) -> dict[str, float]:
-    from planner.encoder import Encoder
-    from planner.knn import KNNIndex
+    from planner.retrieval.encoder import Encoder
+    from planner.retrieval.knn import KNNIndex
 
     texts = task_texts(n + queries)
     pool, qs = texts[:n], texts[n:]

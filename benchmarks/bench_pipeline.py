@@ -81,6 +81,18 @@ def copy_project(dest: Path) -> None:
     os.symlink(ROOT / ".cache" / "models", models)  # assembled GGUF files: shared, read-only
 
 
+def project_copy(dest: Path, api: str) -> dict[str, str]:
+    """A copy of the checkout in `dest` as its own git repository; returns the environment its commands run in."""
+    copy_project(dest)
+    # PYTHONPATH: the stages import the copy's code, so edits to the checkout during a run do not leak in.
+    env = dict(os.environ, PATH=f"{BIN}:{os.environ['PATH']}", PREFECT_API_URL=api, DVC_NO_ANALYTICS="1",
+               PYTHONPATH=str(dest))
+    for cmd in (["git", "init", "-q"], ["git", "config", "user.email", "b@example.com"],
+                ["git", "config", "user.name", "bench"], ["git", "add", "-A"], ["git", "commit", "-qm", "base"]):
+        sh(dest, env, *cmd)
+    return env
+
+
 def missed_targets(noop_ran: list[str], noop: list[float], cold: float, warm: float, rerun: list[str],
                    default_profile: bool) -> list[str]:
     """The targets this run missed (empty when all are met)."""
@@ -109,13 +121,7 @@ def main() -> int:
     tmp = tempfile.mkdtemp(prefix="bench-pipeline-")
     with prefect_server() as api:
         proj = Path(tmp)
-        copy_project(proj)
-        # PYTHONPATH: the stages import the copy's code, so edits to the checkout during a run do not leak in.
-        env = dict(os.environ, PATH=f"{BIN}:{os.environ['PATH']}", PREFECT_API_URL=api, DVC_NO_ANALYTICS="1",
-                   PYTHONPATH=str(proj))
-        for cmd in (["git", "init", "-q"], ["git", "config", "user.email", "b@example.com"],
-                    ["git", "config", "user.name", "bench"], ["git", "add", "-A"], ["git", "commit", "-qm", "base"]):
-            sh(proj, env, *cmd)
+        env = project_copy(proj, api)
         if sets:
             import yaml
 

@@ -145,13 +145,13 @@ def main(argv: list[str] | None = None) -> int:
 
     from flows.runtime.workspace import configure
     configure()
+    from benchmarks.sample import gt_pool, seeded_tasks
     from flows.runtime.llm_stage import llm_client
     from flows.runtime.params import load_params
-    from benchmarks.sample import gt_pool, seeded_tasks
     from planner.config import PlannerConfig
-    from planner.encoder import get_encoder
-    from planner.examples import ExamplePools
-    from planner.loop import run_episode
+    from planner.loop.episode import run_episode
+    from planner.retrieval.encoder import get_encoder
+    from planner.retrieval.examples import ExamplePools
     from planner.variants import get_variant
     from pools.jsonl import read_jsonl
     from pools.records import CriticSample, Sample

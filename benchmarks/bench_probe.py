@@ -1,6 +1,6 @@
 """The probe's cost and figures: recovery states of valid_seen tasks outside the dev set and the pools (and on-policy
 states of a reference run), answered by Actor_gt, Actor_hind and a seeded random pick with the params' model
-(planner/probe.py, as the `probe` stage does).
+(planner/probe/, as the `probe` stage does).
 
     .venv/bin/python benchmarks/bench_probe.py [--per-type 3] [--states-per-task 10] [--hindsight-pool FILE]
         [--reference BENCH_PLANNER_OUT --on-policy-per-task 3]
@@ -65,17 +65,18 @@ def main(argv: list[str] | None = None) -> int:
 
     from flows.runtime.workspace import configure
     configure()
+    from benchmarks.results import revision
     from benchmarks.sample import gt_pool
     from flows.runtime.llm_stage import llm_client
     from flows.runtime.params import load_params
     from household.tasks import get_task, load_tasks
-    from planner.assembly import make_actor
     from planner.config import PlannerConfig
-    from planner.examples import ExamplePools
-    from planner.grounding import Grounder
-    from benchmarks.results import revision
-    from planner.probe import (actor_pick, executed_subgoals, on_policy_states, probe_tasks, random_pick,
-                               recovery_states, reference_tasks, score)
+    from planner.probe.picks import actor_pick, random_pick, score
+    from planner.probe.states import (executed_subgoals, on_policy_states, probe_tasks, recovery_states,
+                                      reference_tasks)
+    from planner.retrieval.examples import ExamplePools
+    from planner.retrieval.grounding import Grounder
+    from planner.search.assembly import make_actor
     from pools.jsonl import read_jsonl
     from pools.probe_metrics import paired, summary
     from pools.records import CriticSample, Sample

@@ -30,7 +30,7 @@ CRITIC_TARGET = 0.80
 
 
 def _truth(task, steps, cfg, seed: int) -> str:
-    from planner.replay import replay
+    from planner.loop.replay import replay
 
     rep = replay(task, steps, cfg, seed)
     return f"{rep['met']}/{rep['total']}"
@@ -40,7 +40,7 @@ def _relabel(rollouts, pools, experts, client, cfg, critic_k: int, pool_rows: li
              ) -> dict[str, Any]:
     from flows.stages.hindsight_pool import select
     from household.tasks import get_task
-    from planner.relabel import complete, critic_sample, reflect
+    from planner.relabel.stages import complete, critic_sample, reflect
 
     rows = []
     for ro in rollouts:
@@ -98,9 +98,9 @@ def main(argv: list[str] | None = None) -> int:
     from flows.runtime.params import load_params
     from household.tasks import get_task, load_tasks
     from planner.config import PlannerConfig
-    from planner.examples import ExamplePools
-    from planner.gt import draw_gt_pool
-    from planner.relabel import collect_rollout
+    from planner.relabel.gt_samples import draw_gt_pool
+    from planner.relabel.stages import collect_rollout
+    from planner.retrieval.examples import ExamplePools
     from planner.variants import practice_variant
     from pools.records import Rollout
     from pools.select import practice_samples

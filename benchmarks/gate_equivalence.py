@@ -1,4 +1,4 @@
-"""The rule-table goal gate (`planner.gate`) against the pre-refactor gate, at every state bench_gate visits.
+"""The rule-table goal gate (`planner.scaffold.gate`) against the pre-refactor gate, at every state bench_gate visits.
 
 bench_gate's rollouts (true arguments, the first legal sub-goal, scaffold full; benchmarks/floors.py) run with the
 loop's `goal_gate` wrapped: at each call both gates answer the same arguments and must return the identical list.
@@ -17,17 +17,18 @@ from unittest import mock
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import planner.loop  # noqa: E402
+import planner.loop.episode  # noqa: E402
 from benchmarks.floors import floor_rollouts  # noqa: E402
 from benchmarks.sample import seeded_tasks  # noqa: E402
 from flows.runtime.params import load_params  # noqa: E402
 from flows.runtime.workspace import configure  # noqa: E402
 from household.ontology import KNIVES, SLICED_OF, canonical_class  # noqa: E402
-from planner.gate import goal_gate  # noqa: E402
-from planner.legal import STATE_PLACE, STATE_TOGGLES, parse_seen  # noqa: E402
+from planner.scaffold.gate import goal_gate  # noqa: E402
+from planner.scaffold.legal import STATE_PLACE, STATE_TOGGLES, parse_seen  # noqa: E402
 
-# The pre-refactor gate (planner/legal.py before planner/gate.py), copied verbatim with the two helpers and the
-# constant it read: kept as the reference the rule-table gate is checked against (down to "end of").
+# The pre-refactor gate (planner/legal.py, now planner/scaffold/legal.py, before the gate had its own module),
+# copied verbatim with the two helpers and the constant it read: kept as the reference the rule-table gate is checked
+# against (down to "end of").
 STATE_WORD = {"heat": "hot", "cool": "cold", "clean": "clean"}
 
 
@@ -218,7 +219,7 @@ def check(params: dict[str, Any], split: str, per_type: int, task_set: str, gate
     """bench_gate's rollouts on one sample, both gates checked at every state; prints the counts."""
     tasks = seeded_tasks(split, per_type, int(params["world"]["seed"]), "", task_set)
     checker = Checker(gate_on)
-    with mock.patch.object(planner.loop, "goal_gate", checker):
+    with mock.patch.object(planner.loop.episode, "goal_gate", checker):
         rollouts = floor_rollouts(tasks, params, "full", "first", goal_gate=True)
     wins = sum(int(r["success"]) for r in rollouts)
     note = ""

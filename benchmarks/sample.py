@@ -9,7 +9,7 @@ from typing import Any
 def gt_pool(params: dict[str, Any]) -> tuple[list[Any], list[Any]]:
     """The ground-truth actor and critic samples, drawn as the `gt_pool` stage draws them (params pools.*)."""
     from household.tasks import load_tasks
-    from planner.gt import draw_gt_pool
+    from planner.relabel.gt_samples import draw_gt_pool
 
     train = [{"id": t.id, "split": t.split, "task_type": t.task_type} for t in load_tasks("train")]
     return draw_gt_pool(train, int(params["pools"]["gt_per_type"]), int(params["world"]["seed"]),

@@ -1,1 +1,23 @@
-"""planner"""
+"""The planner, one sub-package per role, in the order of the method:
+
+    llm/          LLM access: the client, the prompt templates (prompts/*.txt, prompting.py) and the parsers of what
+                  the model writes (parsing.py)
+    retrieval/    the sentence encoder, exact kNN, the example pools; free text mapped to legal sub-goals by the same
+                  encoder (grounding, subgoal_mapper)
+    adapter/      the task's hidden arguments predicted from the instruction (predict.py), the train-wide lexicon
+    search/       actors, critic, belief generator, beam search (alg. 2); assembly.py builds a variant's machinery
+                  for one episode
+    loop/         the closed loop (alg. 1): one episode (episode.py: run_episode, History) in a fresh world, and
+                  replaying a plan from a task's start (replay.py)
+    relabel/      hindsight relabeling (alg. 3): phi, reflect / complete / critic samples (stages.py), gt samples
+    scaffold/     our rules beyond the paper: the registry of deviations and the scaffold switch, the legal set as a
+                  chain of filters, the goal gate's rules
+    probe/        what a pool is worth at decisions: the decision states (states.py) and the picks there (picks.py)
+    config.py     PlannerConfig, from params.yaml (checked against the scaffold's registry)
+    variants.py   the variants as data (which pools, actors, critic and search a run uses)
+
+Imports point down. At the bottom, llm/ and scaffold/ import nothing else of planner/; retrieval/ and adapter/ build
+on llm/; config.py on scaffold/ and variants.py; search/ on all of these; loop/ on search/; relabel/ and probe/ on
+loop/. Each sub-package's __init__ names what it may import; tests/test_structure.py (PLANNER_MAY_IMPORT) checks it.
+Outside planner/ only household/ and pools/ are imported.
+"""

@@ -5,8 +5,8 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-from planner.deviations import AUTO, SCAFFOLD_KEYS, check_scaffold, resolve
-from planner.legal import NAV_TARGET_MODES
+from planner.scaffold.deviations import AUTO, SCAFFOLD_KEYS, check_scaffold, resolve
+from planner.scaffold.legal import NAV_TARGET_MODES
 from planner.variants import Variant
 
 # Defaults for keys absent from the params given: params.yaml's values (tests/planner/test_config.py fails when the two

@@ -1,9 +1,11 @@
 """The code's structure, read from its import graph (ast, nothing imported): no import cycle in household/, pools/,
-planner/ or flows/, no module uses another's private names, and no import runs upward across packages
-(shared/DESIGN.md's layering)."""
+planner/ or flows/, no module uses another's private names, no import runs upward across packages
+(shared/DESIGN.md's layering), and inside planner/ each sub-package imports only what PLANNER_MAY_IMPORT (and its
+__init__ docstring) allows."""
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -20,6 +22,24 @@ MAY_IMPORT: dict[str, frozenset[str]] = {
 # Upward imports that existed when this test was written, (importing module, imported module). Each is a defect
 # to remove, not a permission: delete its entry when the import goes. A new upward import fails the test.
 KNOWN_UPWARD: frozenset[tuple[str, str]] = frozenset()
+
+# Inside planner/: unit (a sub-package, or the top-level modules config and variants) -> the other units, and the
+# packages below planner/, it may import. Read from the imports when planner/ was split into sub-packages; the same
+# list is each sub-package's "May import:" line (planner/<sub>/__init__.py). Bottom up: llm and scaffold import
+# nothing of planner; retrieval, adapter on llm; config on scaffold, variants; search on those; loop on search;
+# relabel and probe on loop. A new import across units fails the test until it is added here and to the docstring.
+PLANNER_MAY_IMPORT: dict[str, frozenset[str]] = {
+    "llm": frozenset({"pools"}),
+    "scaffold": frozenset({"household"}),
+    "variants": frozenset(),
+    "config": frozenset({"scaffold", "variants"}),
+    "retrieval": frozenset({"llm", "household", "pools"}),
+    "adapter": frozenset({"llm", "household", "pools"}),
+    "search": frozenset({"llm", "retrieval", "adapter", "scaffold", "config", "variants", "household", "pools"}),
+    "loop": frozenset({"llm", "retrieval", "search", "scaffold", "config", "variants", "household", "pools"}),
+    "relabel": frozenset({"llm", "retrieval", "loop", "scaffold", "config", "variants", "household", "pools"}),
+    "probe": frozenset({"search", "loop", "scaffold", "config", "household", "pools"}),
+}
 
 
 def _modules(package: str) -> dict[str, Path]:
@@ -159,3 +179,74 @@ def test_no_upward_import_across_packages():
     new = sorted(upward - KNOWN_UPWARD)
     assert not new, "imports against the layering household/pools <- planner <- flows (shared/DESIGN.md): " + \
         ", ".join(f"{a} imports {b}" for a, b in new)
+
+
+def _planner_unit(module: str) -> str | None:
+    """The unit of PLANNER_MAY_IMPORT a module belongs to: planner.<sub>... -> <sub>, household/pools -> that
+    package, the planner package itself -> None (it imports nothing)."""
+    parts = module.split(".")
+    if parts[0] != "planner":
+        return parts[0]
+    return parts[1] if len(parts) > 1 else None
+
+
+def _against_planner_table(edges: set[tuple[str, str]]) -> list[str]:
+    """The edges (importing planner module, imported module) that cross units outside PLANNER_MAY_IMPORT."""
+    bad = []
+    for module, target in sorted(edges):
+        src, dst = _planner_unit(module), _planner_unit(target)
+        if src is None or dst is None or src == dst or dst not in PLANNER_MAY_IMPORT and dst not in MAY_IMPORT:
+            continue
+        if dst not in PLANNER_MAY_IMPORT.get(src, frozenset()):
+            bad.append(f"{module} imports {target} ({src} may import: {sorted(PLANNER_MAY_IMPORT.get(src, ()))})")
+    return bad
+
+
+def _planner_edges() -> set[tuple[str, str]]:
+    """(planner module, module of planner/household/pools it imports anywhere)."""
+    known = {m for pkg in ("household", "pools", "planner") for m in _modules(pkg)}
+    return {(module, target) for module, path in _modules("planner").items()
+            for target in _imported(path, module, known) if target.split(".")[0] in ("household", "pools", "planner")}
+
+
+def _planner_units() -> set[str]:
+    """planner/'s sub-packages and top-level modules (the units the table must cover)."""
+    root = ROOT / "planner"
+    return ({p.parent.name for p in root.glob("*/__init__.py")}
+            | {p.stem for p in root.glob("*.py") if p.stem != "__init__"})
+
+
+def test_planner_table_covers_every_unit_and_is_acyclic():
+    assert set(PLANNER_MAY_IMPORT) == _planner_units(), "PLANNER_MAY_IMPORT must name every planner sub-package"
+    graph = {u: {d for d in deps if d in PLANNER_MAY_IMPORT} for u, deps in PLANNER_MAY_IMPORT.items()}
+    cycle = _cycle(graph)
+    assert cycle is None, "PLANNER_MAY_IMPORT has a cycle: " + " -> ".join(cycle or [])
+    below = {d for deps in PLANNER_MAY_IMPORT.values() for d in deps if d not in PLANNER_MAY_IMPORT}
+    assert below <= MAY_IMPORT["planner"], f"planner may import only {sorted(MAY_IMPORT['planner'])}: {below}"
+
+
+def test_planner_subpackages_import_only_what_the_table_allows():
+    bad = _against_planner_table(_planner_edges())
+    assert not bad, "imports across planner sub-packages outside PLANNER_MAY_IMPORT: " + "; ".join(bad)
+
+
+def test_the_planner_table_check_sees_a_violation():
+    assert _against_planner_table({("planner.llm.prompting", "planner.loop.episode")})
+    assert _against_planner_table({("planner.scaffold.legal", "pools.records")})
+    assert not _against_planner_table({("planner.loop.episode", "planner.search.beam"),
+                                       ("planner.loop.episode", "planner.loop.replay")})
+
+
+def test_each_planner_subpackage_docstring_names_what_it_may_import():
+    # The "May import:" line of planner/<sub>/__init__.py: planner.<sub> names, household, pools.
+    for init in sorted((ROOT / "planner").glob("*/__init__.py")):
+        doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))) or ""
+        line = next((ln for ln in doc.splitlines() if ln.startswith("May import:")), None)
+        assert line is not None, f"{init.relative_to(ROOT)}: its docstring has no 'May import:' line"
+        start = doc.index(line)
+        end = doc.find("\n\n", start)
+        text = doc[start:] if end < 0 else doc[start:end]
+        named = {m.group(1) or m.group(2) for m in re.finditer(r"\bplanner\.(\w+)|\b(household|pools)\b", text)}
+        assert named == set(PLANNER_MAY_IMPORT[init.parent.name]), \
+            f"{init.relative_to(ROOT)} says it may import {sorted(named)}; PLANNER_MAY_IMPORT says " \
+            f"{sorted(PLANNER_MAY_IMPORT[init.parent.name])}"

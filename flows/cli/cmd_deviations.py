@@ -1,4 +1,4 @@
-"""`hindsight deviations`: where this project departs from the paper (planner/deviations.py), as a table."""
+"""`hindsight deviations`: where this project departs from the paper (planner/scaffold/deviations.py), as a table."""
 from __future__ import annotations
 
 import argparse
@@ -8,8 +8,9 @@ import json
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the `deviations` sub-command."""
     p = sub.add_parser("deviations", help="list where we depart from the paper: key, paper, ours, kind",
-                       description="The registry of deviations (planner/deviations.py). Keys of kind 'scaffold' add "
-                                   "task knowledge and follow planner.scaffold (none: the paper's value, full: ours).")
+                       description="The registry of deviations (planner/scaffold/deviations.py). Keys of kind "
+                                   "'scaffold' add task knowledge and follow planner.scaffold (none: the paper's "
+                                   "value, full: ours).")
     p.add_argument("--md", action="store_true", help="the markdown table (what README.md holds)")
     p.add_argument("--json", action="store_true", help="one JSON object per row")
     p.add_argument("--kind", default=None, help="only rows of this kind (scaffold, size, cost, ours, silent)")
@@ -17,7 +18,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from planner.deviations import DEVIATIONS, markdown_table
+    from planner.scaffold.deviations import DEVIATIONS, markdown_table
 
     rows = [d for d in DEVIATIONS if args.kind in (None, d.kind)]
     if args.json:

@@ -65,7 +65,7 @@ def _read(path: Path, kind: str) -> list[dict[str, Any]]:
 
 def example_pools(folder: str, gt_per_type: int, seed: int, navigation: str = "object") -> Any:
     """The pipeline's pools from `folder` (gt.jsonl, hindsight.jsonl), else a small gt pool drawn from train now."""
-    from planner.examples import ExamplePools
+    from planner.retrieval.examples import ExamplePools
     from pools.records import CriticSample, Sample
 
     gt_file, hind_file = Path(folder) / "gt.jsonl", Path(folder) / "hindsight.jsonl"
@@ -76,7 +76,7 @@ def example_pools(folder: str, gt_per_type: int, seed: int, navigation: str = "o
                             critic=[CriticSample.from_dict(r) for r in critic])
     # No pipeline output yet: a small stratified ground-truth pool from train (expert plans, no hindsight).
     from household.tasks import load_tasks
-    from planner.gt import draw_gt_pool
+    from planner.relabel.gt_samples import draw_gt_pool
 
     rows = [{"id": t.id, "split": t.split, "task_type": t.task_type} for t in load_tasks("train")]
     gt, critic = draw_gt_pool(rows, gt_per_type, seed, split="train", navigation=navigation)
@@ -111,7 +111,7 @@ def _value(v: Any) -> str:
 
 
 def _show_step(view: Any, out: TextIO) -> None:
-    from planner.parsing import format_args
+    from planner.llm.parsing import format_args
 
     rec = view.record
     print(f"\n[{view.index + 1}] {view.observation}", file=out)
@@ -135,7 +135,7 @@ def _summary(rollout: Any, timing: dict[str, Any], out: TextIO) -> None:
     print(f"sub-goals {m['subgoals']} (failed {m['failed_subgoals']}, expert {m['expert_len']}), "
           f"low-level steps {m['low_steps']}", file=out)
     if m.get("adapter_acc"):
-        from planner.parsing import ARG_SHORT
+        from planner.llm.parsing import ARG_SHORT
 
         short = {v: k for k, v in ARG_SHORT.items()}
         print("adapter accuracy " + " ".join(f"{short.get(k, k)}={v:.2f}" for k, v in m["adapter_acc"].items()),
@@ -153,7 +153,7 @@ def _episode(args: argparse.Namespace, stdout: TextIO | None = None) -> int:
     quiet_logging(args.verbose)
     from flows.runtime.params import ParamsError, load_params
     from planner.config import PlannerConfig
-    from planner.loop import run_episode
+    from planner.loop.episode import run_episode
     from planner.variants import Variant, get_variant
 
     try:
@@ -184,7 +184,7 @@ def _episode(args: argparse.Namespace, stdout: TextIO | None = None) -> int:
     expert = variant.search == "expert"
     pools = example_pools(args.pools, args.gt_per_type, cfg.seed, args.gt_navigation) if not expert else None
     client = client_for(params, args.endpoint, args.model) if not expert else None
-    from planner.examples import ExamplePools
+    from planner.retrieval.examples import ExamplePools
     from pools.timing import Timed, timing_row
 
     t0 = time.perf_counter()

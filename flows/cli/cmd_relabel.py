@@ -34,9 +34,9 @@ def _relabel(args: argparse.Namespace, stdout: TextIO | None = None) -> int:
     from flows.runtime.params import ParamsError, load_params
     from household.tasks import get_task
     from planner.config import PlannerConfig
-    from planner.examples import ExamplePools
-    from planner.gt import build_gt_samples
-    from planner.relabel import collect_rollout, complete, critic_sample, reflect, robot_text
+    from planner.relabel.gt_samples import build_gt_samples
+    from planner.relabel.stages import collect_rollout, complete, critic_sample, reflect, robot_text
+    from planner.retrieval.examples import ExamplePools
     from planner.variants import practice_variant
 
     try:

@@ -13,8 +13,8 @@ from flows.runtime.stage_io import GT_POOL, ROLLOUTS, read_input
 from flows.stages.alfworld_games import practice_on_games, uses_alfworld
 from household.tasks import get_task
 from planner.config import PlannerConfig
-from planner.examples import ExamplePools
-from planner.relabel import collect_rollout
+from planner.relabel.stages import collect_rollout
+from planner.retrieval.examples import ExamplePools
 from planner.variants import practice_variant
 from pools.select import practice_samples
 

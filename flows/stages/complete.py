@@ -12,7 +12,7 @@ from flows.runtime.stage_io import COMPLETIONS, GT_POOL, REFLECTIONS, ROLLOUTS
 from flows.stages.relabel_inputs import read_reflected
 from household.tasks import get_task
 from planner.config import PlannerConfig
-from planner.relabel import complete
+from planner.relabel.stages import complete
 from pools.records import Reflection
 
 

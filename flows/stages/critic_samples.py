@@ -12,7 +12,7 @@ from flows.runtime.stage_io import CRITIC_SAMPLES, GT_POOL, REFLECTIONS, ROLLOUT
 from flows.stages.relabel_inputs import read_reflected
 from household.tasks import get_task
 from planner.config import PlannerConfig
-from planner.relabel import critic_sample
+from planner.relabel.stages import critic_sample
 from pools.records import Reflection
 
 

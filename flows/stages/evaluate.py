@@ -16,8 +16,8 @@ from flows.runtime.workspace import path
 from flows.stages.alfworld_games import eval_splits, game_rows, uses_alfworld
 from household.tasks import get_task, in_task_set
 from planner.config import PlannerConfig
-from planner.examples import ExamplePools
-from planner.loop import run_episode
+from planner.loop.episode import run_episode
+from planner.retrieval.examples import ExamplePools
 from planner.variants import Variant
 from pools.jsonl import atomic_write_text, read_jsonl, write_json
 from pools.metrics import details, headline, sr_by_type_rows

@@ -9,7 +9,7 @@ from prefect import flow, get_run_logger
 from flows.runtime.params import load_params, on_bad, section, stage_params, subset
 from flows.runtime.stage import StageResult, stage_lock, write_summary
 from flows.runtime.stage_io import GT_POOL, TASKS, read_input, write_pool
-from planner.gt import draw_gt_pool
+from planner.relabel.gt_samples import draw_gt_pool
 
 
 @flow(name="gt_pool")

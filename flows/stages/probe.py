@@ -1,5 +1,5 @@
 """Stage `probe`: every configuration of `probe.configs` answers once at every probe state, constrained to its legal
-set with the prompt `run_episode` builds there; each pick scored by the expert's cost-to-go (planner/probe.py).
+set with the prompt `run_episode` builds there; each pick scored by the expert's cost-to-go (planner/probe/picks.py).
 
 Configurations: `actor_gt` (Actor_gt over the gt pool), `actor_hind` (Actor_hind over the hindsight pool; with an
 empty pool it answers without examples), `random` (a seeded uniform pick: the floor), `full_step` (the paper
@@ -23,11 +23,12 @@ from flows.runtime.params import load_params, on_bad, section, stage_params
 from flows.runtime.stage_io import GT_POOL, HINDSIGHT_POOL, read_input
 from flows.runtime.workspace import path
 from household.tasks import get_task
-from planner.assembly import make_actor
 from planner.config import PlannerConfig
-from planner.examples import ExamplePools
-from planner.grounding import Grounder
-from planner.probe import actor_pick, cost_after, full_step_pick, random_pick, score
+from planner.probe.picks import actor_pick, full_step_pick, random_pick, score
+from planner.probe.states import cost_after
+from planner.retrieval.examples import ExamplePools
+from planner.retrieval.grounding import Grounder
+from planner.search.assembly import make_actor
 from planner.variants import Variant
 from pools.jsonl import read_jsonl, write_json
 from pools.probe_metrics import headline, paired, summary

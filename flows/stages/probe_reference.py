@@ -13,9 +13,9 @@ from flows.runtime.llm_stage import run_llm_stage
 from flows.runtime.params import load_params, on_bad, section, stage_params
 from flows.runtime.stage_io import GT_POOL, TASKS, read_input
 from planner.config import PlannerConfig
-from planner.examples import ExamplePools
-from planner.loop import run_episode
-from planner.probe import probe_tasks, reference_tasks
+from planner.loop.episode import run_episode
+from planner.probe.states import probe_tasks, reference_tasks
+from planner.retrieval.examples import ExamplePools
 from planner.variants import Variant
 
 # The reference policy: the paper's planner (scaffold none) with Actor_gt and the gt critic only.

@@ -1,6 +1,6 @@
-"""Stage `probe_set`: the probe's decision states (planner/probe.py), with the legal set and the expert's cost-to-go
-of every option: recovery states on each probe task, on-policy states from the reference policy's episodes. No LLM;
-deterministic given its params and seed."""
+"""Stage `probe_set`: the probe's decision states (planner/probe/states.py), with the legal set and the expert's
+cost-to-go of every option: recovery states on each probe task, on-policy states from the reference policy's
+episodes. No LLM; deterministic given its params and seed."""
 from __future__ import annotations
 
 import random
@@ -15,7 +15,7 @@ from flows.runtime.stage_io import GT_POOL, TASKS, file_digest, read_input
 from flows.runtime.workspace import path
 from household.tasks import get_task
 from planner.config import PlannerConfig
-from planner.probe import executed_subgoals, on_policy_states, probe_tasks, recovery_states
+from planner.probe.states import executed_subgoals, on_policy_states, probe_tasks, recovery_states
 from pools.jsonl import write_jsonl
 
 REFERENCE = output("probe_reference")

@@ -10,7 +10,7 @@ from flows.runtime.llm_stage import run_llm_stage
 from flows.runtime.params import load_params, on_bad, stage_params
 from flows.runtime.stage_io import GT_POOL, REFLECTIONS, ROLLOUTS, read_input
 from planner.config import PlannerConfig
-from planner.relabel import reflect
+from planner.relabel.stages import reflect
 from pools.records import Rollout, Sample
 
 

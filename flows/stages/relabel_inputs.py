@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from flows.runtime.stage_io import GT_POOL, REFLECTIONS, ROLLOUTS, read_input
-from planner.examples import ExamplePools
+from planner.retrieval.examples import ExamplePools
 from pools.records import Rollout
 
 
@@ -14,7 +14,7 @@ class Reflected:
     """One item per reflection whose rollout exists; each rollout's expert sample found by its leave-out id."""
     items: list[tuple[str, dict[str, Any]]]  # (reflection id, reflection row)
     rollouts: dict[str, Any]  # rollout id -> Rollout
-    pools: Any  # planner.examples.ExamplePools of the gt pool
+    pools: Any  # planner.retrieval.examples.ExamplePools of the gt pool
     experts: dict[str, Any]  # gt sample id -> Sample (the expert's rollout of a practice task)
     quarantined: int  # rows of the three inputs set aside under the quarantine policy
 

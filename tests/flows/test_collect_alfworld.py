@@ -18,9 +18,9 @@ from household.expert import expert_plan
 from household.resources import data_path
 from household.tasks import get_task
 from planner.config import PlannerConfig
-from planner.gt import build_gt_samples
 from planner.llm.scripted import ScriptedEndpoint
-from planner.replay import replay
+from planner.loop.replay import replay
+from planner.relabel.gt_samples import build_gt_samples
 from planner.variants import PRESETS
 from pools.jsonl import write_jsonl
 

@@ -15,11 +15,11 @@ from household.alfworld_env import INSTALL_HINT, alfworld_available, load_games
 from household.expert import expert_plan
 from household.resources import data_path
 from household.tasks import load_tasks
-from planner.gt import build_gt_samples
+from planner.llm.scripted import ScriptedEndpoint
+from planner.relabel.gt_samples import build_gt_samples
+from planner.variants import PRESETS
 from pools.jsonl import read_jsonl, write_jsonl
 from pools.metrics import details
-from planner.llm.scripted import ScriptedEndpoint
-from planner.variants import PRESETS
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = data_path("alfworld_samples")

@@ -38,8 +38,8 @@ def _episodes(variant: str, tasks: list[Any]) -> list[dict[str, Any]]:
     """Real expert episodes, dressed as the variant: LLM variants get proposals with critic values, a failed step
     with the world's reason, and lose the last sub-goals on some tasks (so they fail there)."""
     from planner.config import PlannerConfig
-    from planner.examples import ExamplePools
-    from planner.loop import run_episode
+    from planner.loop.episode import run_episode
+    from planner.retrieval.examples import ExamplePools
 
     out = []
     for i, task in enumerate(tasks):

@@ -10,8 +10,8 @@ from flows.cli.main import main
 from flows.runtime.stage import StageResult, write_summary
 from household.tasks import load_tasks
 from planner.config import PlannerConfig
-from planner.examples import ExamplePools
-from planner.loop import run_episode
+from planner.loop.episode import run_episode
+from planner.retrieval.examples import ExamplePools
 from pools.jsonl import write_jsonl
 from pools.timing import Timed, timing_row
 

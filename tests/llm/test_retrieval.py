@@ -6,9 +6,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from planner.encoder import get_encoder
-from planner.knn import KNNIndex
-from planner.subgoal_mapper import SubgoalMapper, humanize
+from planner.retrieval.encoder import get_encoder
+from planner.retrieval.knn import KNNIndex
+from planner.retrieval.subgoal_mapper import SubgoalMapper, humanize
 
 POOL = [
     "put a clean apple in the fridge",

@@ -1,6 +1,6 @@
 """A temporary copy of the project wired to one shared Prefect server and a scripted LLM endpoint.
 
-The endpoint answers by role. It tells the roles apart by the prompt templates themselves (planner/prompts/*.txt,
+The endpoint answers by role. It tells the roles apart by the prompt templates themselves (planner/llm/prompts/*.txt,
 read when the copy is made, so a reworded template needs no change here) and looks the practice task up by its
 phi line, so it can make one practice task's completion reach the goal and the other's not:
 
@@ -86,7 +86,7 @@ class RoleScript:
 
     def load_templates(self) -> None:
         """Read the prompt templates of the copy (the code that will render the prompts)."""
-        for f in sorted((self.project / "planner" / "prompts").glob("*.txt")):
+        for f in sorted((self.project / "planner" / "llm" / "prompts").glob("*.txt")):
             self._patterns[f.stem] = template_pattern(f.read_text(encoding="utf-8"))
         assert self._patterns, "no prompt templates in the copy"
 
@@ -107,7 +107,7 @@ class RoleScript:
                 return None
             stat = gt.stat()
             if (stat.st_mtime_ns, stat.st_size) != self._gt_stamp:
-                from planner.phi import phi
+                from planner.relabel.phi import phi
                 from pools.select import practice_samples
 
                 self._gt_stamp = (stat.st_mtime_ns, stat.st_size)
@@ -161,8 +161,8 @@ class RoleScript:
         """The goal conditions the plan's replay meets (right), or a value that differs from it (wrong)."""
         from household.tasks import get_task
         from planner.config import PlannerConfig
-        from planner.parsing import split_plan
-        from planner.replay import replay
+        from planner.llm.parsing import split_plan
+        from planner.loop.replay import replay
 
         params = yaml.safe_load((self.project / "params.yaml").read_text())
         steps = [] if plan.strip() == "(nothing)" else [s.split("[")[0].strip() for s in split_plan(plan)]

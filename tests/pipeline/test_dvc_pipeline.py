@@ -119,7 +119,7 @@ CODE_RERUNS: dict[str, set[str]] = {
     "flows/stages/report.py": {"report"},
     "flows/stages/report_html.py": {"report"},
     "household/env.py": ALL - {"pool", "compare@0"},
-    "planner/relabel.py": ALL - {"tasks", "pool"} - RESULTS,
+    "planner/relabel/stages.py": ALL - {"tasks", "pool"} - RESULTS,
     "pools/jsonl.py": ALL,
     "flows/runtime/stage.py": ALL - RESULTS,  # compare and report run no items (and import no LLM code)
     "flows/runtime/execution.py": ALL - RESULTS,

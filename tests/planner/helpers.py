@@ -69,8 +69,8 @@ def first_task(task_type: str, split: str = "valid_seen") -> Any:
 def gt_pools(task_type: str, n: int) -> Any:
     """ExamplePools holding the gt samples of the first `n` train tasks of a type (list index: no encoder)."""
     from household.tasks import load_tasks
-    from planner.examples import ExamplePools
-    from planner.gt import build_gt_samples
+    from planner.relabel.gt_samples import build_gt_samples
+    from planner.retrieval.examples import ExamplePools
 
     train = [t for t in load_tasks("train") if t.task_type == task_type][:n]
     return ExamplePools(gt=build_gt_samples(train), index_factory=ListIndex)

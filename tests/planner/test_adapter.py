@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from planner.adapter import ALL_OPTIONS, Adapter, args_constraint, lexicon_options, with_phrase
+from planner.adapter.lexicon import Lexicon, train_lexicon, words
+from planner.adapter.predict import ALL_OPTIONS, Adapter, args_constraint, lexicon_options, with_phrase
 from tests.planner.helpers import sample
-from planner.lexicon import Lexicon, train_lexicon, words
 
 
 def test_words_drop_plain_plurals_only():
@@ -119,12 +119,12 @@ def test_a_class_too_rare_for_the_counts_is_offered_by_its_own_name():
     rolls = lexicon_options("Put the toilet paper rolls inside the sink cabinet", 0.1)["object_target"]
     assert "ToiletPaper" in rolls and "ToiletPaperRoll" not in rolls
     from household.ontology import PICKUPABLE
-    from planner.adapter import _by_name
+    from planner.adapter.predict import _by_name
     assert _by_name("Put the pot on the stove.", sorted(PICKUPABLE)) == ["Pot"]  # a word of its name, not 'Potato'
 
 
 def test_a_lamp_or_parent_found_absent_is_offered_no_more():
-    from planner.adapter import gone, without_absent
+    from planner.adapter.predict import gone, without_absent
     opts = lexicon_options("Examine a set of keys under a tall lamp", 0.1, lamp_word=True)
     assert set(opts["toggle_target"]) == {"DeskLamp", "FloorLamp"}
     assert without_absent(opts, {"DeskLamp"})["toggle_target"] == ("FloorLamp",)
@@ -143,7 +143,7 @@ def test_a_lamp_or_parent_found_absent_is_offered_no_more():
 
 def test_an_object_found_absent_is_offered_no_more_once_a_namesake_is_seen():
     from household.ontology import name_siblings
-    from planner.adapter import gone, without_absent
+    from planner.adapter.predict import gone, without_absent
     assert name_siblings("Knife") == {"ButterKnife"} and "Glassbottle" in name_siblings("WineBottle")
     assert name_siblings("Apple") == frozenset() and name_siblings("AppleSliced") == frozenset()  # slices apart
     # A walk found no wine bottle: it goes only once a glass bottle has been seen (else it may be in a drawer).

@@ -1,6 +1,6 @@
 """Beam search over scripted actors and critics."""
-from planner.beam import beam_search, split_width
-from planner.generator import Belief, belief_step
+from planner.search.beam import beam_search, split_width
+from planner.search.generator import Belief, belief_step
 
 
 def _actor(table):

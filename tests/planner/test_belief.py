@@ -1,6 +1,6 @@
 """The belief generator applies known effects and notes known precondition failures."""
-from planner.generator import Belief, belief_step
-from planner.phi import phi
+from planner.relabel.phi import phi
+from planner.search.generator import Belief, belief_step
 
 
 def test_effects_chain():

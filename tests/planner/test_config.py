@@ -9,7 +9,7 @@ import yaml
 
 from planner.config import (PLANNER_DEFAULTS, RELABEL_DEFAULTS, RETRIEVAL_DEFAULTS, SECTIONS, WORLD_DEFAULTS,
                             PlannerConfig)
-from planner.deviations import SCAFFOLD_KEYS
+from planner.scaffold.deviations import SCAFFOLD_KEYS
 
 PARAMS = yaml.safe_load((Path(__file__).resolve().parents[2] / "params.yaml").read_text(encoding="utf-8"))
 

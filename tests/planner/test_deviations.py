@@ -1,5 +1,6 @@
-"""The registry of deviations (planner/deviations.py) accounts for every key, and `planner.scaffold` decides every
-rule that adds task knowledge: under `none` no such rule acts, under `full` all do, and a value a user sets wins."""
+"""The registry of deviations (planner/scaffold/deviations.py) accounts for every key, and `planner.scaffold` decides
+every rule that adds task knowledge: under `none` no such rule acts, under `full` all do, and a value a user sets
+wins."""
 from __future__ import annotations
 
 import dataclasses
@@ -11,8 +12,8 @@ import pytest
 import yaml
 
 from planner.config import PlannerConfig
-from planner.deviations import (AUTO, BY_KEY, DEVIATIONS, FAITHFUL, SCAFFOLD_KEYS, SECTIONS, STRUCTURED,
-                                markdown_table, paper_profile, rules_on)
+from planner.scaffold.deviations import (AUTO, BY_KEY, DEVIATIONS, FAITHFUL, SCAFFOLD_KEYS, SECTIONS, STRUCTURED,
+                                         markdown_table, paper_profile, rules_on)
 
 ROOT = Path(__file__).resolve().parents[2]
 PARAMS = yaml.safe_load((ROOT / "params.yaml").read_text(encoding="utf-8"))
@@ -26,14 +27,15 @@ def keys(params: dict[str, Any]) -> list[str]:
 
 def test_every_key_is_a_deviation_or_follows_the_paper() -> None:
     missing = [k for k in keys(PARAMS) if k not in BY_KEY and k not in FAITHFUL]
-    assert not missing, f"params.yaml keys neither in planner/deviations.py's DEVIATIONS nor FAITHFUL: {missing}"
+    assert not missing, ("params.yaml keys neither in planner/scaffold/deviations.py's DEVIATIONS nor FAITHFUL: "
+                         f"{missing}")
     # ... and every config field the planner reads (a key added in code only is a deviation too)
     sections = {"planner": "planner", "retrieval": "retrieval", "relabel": "relabel"}
     for f in dataclasses.fields(PlannerConfig):
         if f.name in NOT_PARAMS:
             continue
         where = [s for s in sections if f"{s}.{f.name}" in BY_KEY or f"{s}.{f.name}" in FAITHFUL]
-        assert where, f"PlannerConfig.{f.name} is in no row of planner/deviations.py"
+        assert where, f"PlannerConfig.{f.name} is in no row of planner/scaffold/deviations.py"
     stale = [d.key for d in DEVIATIONS if d.key.split(".")[0] in SECTIONS and d.key not in keys(PARAMS)]
     assert not stale, f"rows for keys params.yaml no longer has: {stale}"
 

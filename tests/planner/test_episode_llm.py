@@ -8,9 +8,9 @@ import pytest
 
 from household.tasks import load_tasks
 from planner.config import PlannerConfig
-from planner.examples import ExamplePools
-from planner.loop import run_episode
-from planner.gt import build_gt_critic_samples, build_gt_samples
+from planner.loop.episode import run_episode
+from planner.relabel.gt_samples import build_gt_critic_samples, build_gt_samples
+from planner.retrieval.examples import ExamplePools
 from pools.records import Rollout, Sample
 
 MODEL = "gemma3-270m"

@@ -1,11 +1,12 @@
-"""The goal gate's named rules (planner/gate.py): each one shown by a case, and each one needed by some case."""
+"""The goal gate's named rules (planner/scaffold/gate.py): each one shown by a case, and each one needed by some
+case."""
 from __future__ import annotations
 
 from typing import NamedTuple, Sequence
 
 import pytest
 
-from planner.gate import ALLOW_RULES, PHASES, PROGRESS_RULES, RULE_NAMES, gate_state, goal_gate
+from planner.scaffold.gate import ALLOW_RULES, PHASES, PROGRESS_RULES, RULE_NAMES, gate_state, goal_gate
 
 
 def _args(obj: str, parent: str, mrecep: str = "", state: str = "none", sliced: bool = False, two: bool = False,

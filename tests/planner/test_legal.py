@@ -3,12 +3,12 @@ from __future__ import annotations
 
 import pytest
 
-from planner.actors import Actor, StepContext
-from planner.beam import Node
-from planner.generator import Belief
-from planner.grounding import Grounder
-from planner.gate import goal_gate
-from planner.legal import legal_now, task_scope, where_text
+from planner.retrieval.grounding import Grounder
+from planner.scaffold.gate import goal_gate
+from planner.scaffold.legal import legal_now, task_scope, where_text
+from planner.search.actors import Actor, StepContext
+from planner.search.beam import Node
+from planner.search.generator import Belief
 from tests.planner.helpers import RejectingMapper
 
 

@@ -7,10 +7,10 @@ import pytest
 
 from household.tasks import load_tasks
 from planner.config import PlannerConfig
-from planner.examples import ExamplePools
-from planner.generator import Belief, LLMGenerator
-from planner.loop import run_episode
 from planner.llm.scripted import ScriptedEndpoint, grammar_choices
+from planner.loop.episode import run_episode
+from planner.retrieval.examples import ExamplePools
+from planner.search.generator import Belief, LLMGenerator
 
 import planner.llm.client as llm_client  # a broken import must fail the suite, never skip it
 
@@ -172,7 +172,7 @@ def test_a_walk_the_world_found_nothing_for_waits_for_something_new(task, pools,
 
 
 def test_an_imagined_state_rewrites_only_the_words_its_own_steps_changed():
-    from planner.loop import _restate
+    from planner.loop.episode import _restate
     real = Belief(opened=frozenset({"Drawer"}))
     imagined = Belief(opened=frozenset({"Drawer", "Microwave"}), on=frozenset({"Microwave"}))
     assert _restate("Microwave (closed, off)", imagined, real) == "Microwave (on, open)"

@@ -1,7 +1,7 @@
 """Strict parsing of values, plans and arguments; garbage never raises."""
 import pytest
 
-from planner.parsing import args_accuracy, empty_args, format_args, parse_args, parse_value, parse_values, split_plan
+from planner.llm.parsing import args_accuracy, empty_args, format_args, parse_args, parse_value, parse_values, split_plan
 
 
 @pytest.mark.parametrize("text,expected", [
@@ -45,7 +45,7 @@ def test_args_round_trip_and_garbage():
 
 
 def test_grounding_strict_then_mapped_then_rejected():
-    from planner.grounding import Grounder
+    from planner.retrieval.grounding import Grounder
 
     class Nearest:
         def __init__(self, legal, floor):
@@ -63,7 +63,7 @@ def test_grounding_strict_then_mapped_then_rejected():
 
 
 def test_impossible_sub_goal_is_not_strictly_parsed():
-    from planner.grounding import Grounder
+    from planner.retrieval.grounding import Grounder
     from tests.planner.helpers import RejectingMapper
 
     g = Grounder(0.6, RejectingMapper)

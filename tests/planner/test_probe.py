@@ -1,4 +1,4 @@
-"""The probe (planner/probe.py): states rebuilt by replay give the actor the very prompt `run_episode` built there,
+"""The probe (planner/probe/): states rebuilt by replay give the actor the very prompt `run_episode` built there,
 picks are scored by the cost-to-go, and a pool whose examples show a recovery raises the score on such states."""
 from __future__ import annotations
 
@@ -7,15 +7,16 @@ import re
 from dataclasses import replace
 
 from household.tasks import load_tasks
-from planner.assembly import make_actor
 from planner.config import PlannerConfig
-from planner.examples import ExamplePools
-from planner.grounding import Grounder
 from planner.llm.client import LLMClient
+from planner.llm.parsing import format_args
 from planner.llm.scripted import ScriptedEndpoint, grammar_choices
-from planner.loop import run_episode
-from planner.parsing import format_args
-from planner.probe import actor_pick, make_state, recovery_states, score
+from planner.loop.episode import run_episode
+from planner.probe.picks import actor_pick, score
+from planner.probe.states import make_state, recovery_states
+from planner.retrieval.examples import ExamplePools
+from planner.retrieval.grounding import Grounder
+from planner.search.assembly import make_actor
 from pools.records import Sample
 from tests.planner.helpers import ListIndex
 
@@ -97,7 +98,7 @@ def test_a_pool_that_shows_the_recovery_raises_the_score_on_such_states(task, po
 
 
 def test_the_full_step_is_run_episode_from_the_state(task, pools, tmp_path):
-    from planner.probe import full_step_pick
+    from planner.probe.picks import full_step_pick
     from planner.variants import get_variant
 
     def answer(request):

@@ -2,12 +2,12 @@
 and what is cut is counted; short examples are all kept."""
 from __future__ import annotations
 
-from planner.actors import Actor, StepContext
-from planner.beam import Node
-from planner.critic import Critic
-from planner.generator import Belief
-from planner.grounding import Grounder
-from planner.prompting import CHARS_PER_TOKEN
+from planner.llm.prompting import CHARS_PER_TOKEN
+from planner.retrieval.grounding import Grounder
+from planner.search.actors import Actor, StepContext
+from planner.search.beam import Node
+from planner.search.critic import Critic
+from planner.search.generator import Belief
 from pools.records import CriticSample, Sample
 from tests.planner.helpers import ARGS
 

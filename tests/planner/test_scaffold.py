@@ -6,16 +6,16 @@ from dataclasses import replace
 
 import pytest
 
-import planner.adapter as adapter_module
-import planner.loop as loop_module
+import planner.adapter.predict as adapter_module
+import planner.loop.episode as loop_module
 from household.tasks import load_tasks
-from planner.adapter import Adapter
+from planner.adapter.lexicon import Lexicon
+from planner.adapter.predict import Adapter
 from planner.config import PlannerConfig
-from planner.examples import ExamplePools
-from planner.lexicon import Lexicon
 from planner.llm.client import LLMClient
 from planner.llm.scripted import ScriptedEndpoint, grammar_choices
-from planner.loop import chosen_by, run_episode
+from planner.loop.episode import chosen_by, run_episode
+from planner.retrieval.examples import ExamplePools
 from planner.variants import Variant, get_variant
 from tests.planner.helpers import first_task, gt_pools
 
@@ -32,7 +32,7 @@ def pools():
 
 def _episode(task, pools, tmp_path, scaffold: str, **cfg):
     """An episode whose adapter answers the true arguments and whose actor takes the first legal sub-goal."""
-    from planner.parsing import format_args
+    from planner.llm.parsing import format_args
 
     def answer(request):
         if request.prompt.startswith("Read each"):

@@ -6,13 +6,13 @@ import re
 import pytest
 
 from planner.config import PlannerConfig
-from planner.examples import ExamplePools
-from planner.generator import Belief
-from planner.grounding import Grounder
-from planner.assembly import build_planner
-from planner.actors import StepContext
-from planner.variants import get_variant
 from planner.llm.scripted import Request, ScriptedEndpoint
+from planner.retrieval.examples import ExamplePools
+from planner.retrieval.grounding import Grounder
+from planner.search.actors import StepContext
+from planner.search.assembly import build_planner
+from planner.search.generator import Belief
+from planner.variants import get_variant
 from tests.planner.helpers import FakeTask, ListIndex, RejectingMapper, critic, sample
 
 import planner.llm.client as llm_client  # a broken import must fail the suite, never skip it

@@ -10,11 +10,11 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from planner.beam import Node
-from planner.grounding import Grounder
 from planner.llm.constrain import Constraint
-from planner.parsing import split_plan
-from planner.prompting import actor_example, done_prefix, fit_examples, join_examples, render, state_block
+from planner.llm.parsing import split_plan
+from planner.llm.prompting import actor_example, done_prefix, fit_examples, join_examples, render, state_block
+from planner.retrieval.grounding import Grounder
+from planner.search.beam import Node
 from pools.records import Sample
 
 log = logging.getLogger(__name__)

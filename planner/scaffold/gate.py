@@ -2,8 +2,8 @@
 
 An ALFRED goal asks for one object (a slice of it when sliced), maybe with a state made somewhere (heat in the
 microwave, cool in the fridge, clean in the sink basin), maybe put into a movable receptacle, then put onto a parent
-(or looked at under a lamp), sometimes twice. `goal_gate` narrows a legal set (`planner.legal.legal_now`) in three
-filters, each visible in its body:
+(or looked at under a lamp), sometimes twice. `goal_gate` narrows a legal set (`planner.scaffold.legal.legal_now`)
+in three filters, each visible in its body:
 
 1. `ALLOW_RULES` veto the steps that skip or undo what the arguments require;
 2. of what is kept, `PROGRESS_RULES` keep only the steps that do what is required next, when any is legal;
@@ -21,7 +21,7 @@ from typing import Callable, Mapping, NamedTuple, Sequence
 
 from household.ontology import KNIVES, SLICED_OF, canonical_class
 from household.world import STATE_WORD
-from planner.legal import STATE_PLACE, STATE_TOGGLES, parse_seen
+from planner.scaffold.legal import STATE_PLACE, STATE_TOGGLES, parse_seen
 
 PHASES = ("fetch", "slice", "make", "deliver", "two", "look", "walk", "search")
 

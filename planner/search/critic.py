@@ -5,11 +5,11 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from planner.actors import StepContext
-from planner.beam import Node
 from planner.llm.constrain import Constraint
-from planner.parsing import format_plan, parse_values
-from planner.prompting import critic_examples, examples_room, render, state_block
+from planner.llm.parsing import format_plan, parse_values
+from planner.llm.prompting import critic_examples, examples_room, render, state_block
+from planner.search.actors import StepContext
+from planner.search.beam import Node
 from pools.records import CriticSample
 
 log = logging.getLogger(__name__)

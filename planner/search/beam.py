@@ -12,7 +12,7 @@ import logging
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from planner.generator import Belief
+from planner.search.generator import Belief
 
 log = logging.getLogger(__name__)
 

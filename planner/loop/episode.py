@@ -9,7 +9,7 @@ lead back to states already observed (place, hands, objects seen and their state
 With `avoid_tried`, a sub-goal already executed from the same observed state is off the legal list there (the world
 would answer the same), and so is a walk the world answered 'C not found' until a C is seen (opening a container
 may show one), unless nothing else is legal. With `goal_gate`, steps that skip or undo what the predicted arguments
-require are off it too (`planner.gate.goal_gate: named rules`).
+require are off it too (`planner.scaffold.gate.goal_gate: named rules`).
 """
 from __future__ import annotations
 
@@ -22,18 +22,18 @@ from household.expert import expert_plan
 from household.layout import Scene
 from household.metrics import episode_metrics
 from household.tasks import Task
-from planner.actors import StepContext
-from planner.assembly import build_planner
-from planner.beam import BeamResult
 from planner.config import PlannerConfig
-from planner.examples import ExamplePools
-from planner.generator import Belief, belief_step
-from planner.grounding import classes_of
-from planner.gate import goal_gate
-from planner.legal import legal_now, named_classes, parse_seen, task_scope, where_text
-from planner.parsing import args_accuracy
-from planner.prompting import inline_step
-from planner.replay import new_env
+from planner.llm.parsing import args_accuracy
+from planner.llm.prompting import inline_step
+from planner.loop.replay import new_env
+from planner.retrieval.examples import ExamplePools
+from planner.retrieval.grounding import classes_of
+from planner.scaffold.gate import goal_gate
+from planner.scaffold.legal import legal_now, named_classes, parse_seen, task_scope, where_text
+from planner.search.actors import StepContext
+from planner.search.assembly import build_planner
+from planner.search.beam import BeamResult
+from planner.search.generator import Belief, belief_step
 from planner.variants import Variant, get_variant
 from pools.records import ARG_KEYS, Rollout, StepRecord
 

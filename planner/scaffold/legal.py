@@ -4,7 +4,7 @@
 world explores for an unseen one), and interactions only with what is where the agent stands (or in its hands), as
 the observation shows it (a closed fridge can be opened, not closed). Every member is well formed and allowed by
 the classes' affordances; whether it succeeds is still the world's call, and the world says why. The scaffold's
-goal gate (`planner.gate`) narrows it further to what the predicted arguments require.
+goal gate (`planner.scaffold.gate`) narrows it further to what the predicted arguments require.
 """
 from __future__ import annotations
 

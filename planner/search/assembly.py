@@ -6,16 +6,16 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from household.tasks import Task
-from planner.actors import Actor, StepContext
-from planner.adapter import Adapter
-from planner.beam import BeamResult, Node, beam_search
+from planner.adapter.predict import Adapter
 from planner.config import PlannerConfig
-from planner.critic import Critic
-from planner.examples import ExamplePools
-from planner.generator import Belief, BeliefGenerator, LLMGenerator
-from planner.grounding import Grounder
-from planner.legal import named_classes
-from planner.prompting import render
+from planner.llm.prompting import render
+from planner.retrieval.examples import ExamplePools
+from planner.retrieval.grounding import Grounder
+from planner.scaffold.legal import named_classes
+from planner.search.actors import Actor, StepContext
+from planner.search.beam import BeamResult, Node, beam_search
+from planner.search.critic import Critic
+from planner.search.generator import Belief, BeliefGenerator, LLMGenerator
 from planner.variants import Variant
 
 ROLE_OF_POOL = {"gt": "actor_gt", "hind": "actor_hind"}

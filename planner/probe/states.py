@@ -1,4 +1,4 @@
-"""The probe: what a pool is worth where the paper says it acts, at decisions.
+"""The probe (what a pool is worth where the paper says it acts, at decisions): its decision states.
 
 A probe state is a task and the sub-goals executed from its start; replaying them gives the world, the agent's
 history and its observation. Two kinds:
@@ -6,11 +6,8 @@ history and its observation. Two kinds:
   pickup, a wrong put, or a step the world refuses (kept inline with its reason, as the actor sees failures);
 - *on-policy*: a state a reference policy (the no_hindsight paper planner, which reads no pool under test) reached.
 Each state keeps the paper planner's legal set there (true arguments; at least two options) and the expert's cost-to-go
-d of the state and after each option (household/cost_to_go.py). A configuration answers once per state, constrained
-to that set, with the very prompt `run_episode` builds there (`History.context`; tests/planner/test_probe.py checks
-it against an episode's own prompts). A pick is optimal when its d is the least among the options; progress is
-d(s) - d(s'), regret d(s') minus the least. An option whose d is undefined (Stop ends the episode; no plan within
-the search's limit) counts as one more than the largest defined d.
+d of the state and after each option (household/cost_to_go.py); `cost_after` gives d after a pick outside them.
+How a configuration answers at a state, and how its pick is scored: planner/probe/picks.py.
 """
 from __future__ import annotations
 
@@ -21,13 +18,10 @@ from household.cost_to_go import cost_to_go
 from household.expert import solve
 from household.tasks import Task
 from household.world import World
-from planner.actors import Actor, StepContext
-from planner.beam import Node
 from planner.config import PlannerConfig
-from planner.generator import Belief
-from planner.legal import named_classes
-from planner.loop import History, paper_legal
-from planner.replay import new_env
+from planner.loop.episode import History, paper_legal
+from planner.loop.replay import new_env
+from planner.search.actors import StepContext
 from pools.records import ProbeState
 
 KINDS = ("recovery", "on_policy")
@@ -126,53 +120,10 @@ def on_policy_states(task: Task, executed: Sequence[str], n: int, cfg: PlannerCo
     return out
 
 
-def score(state: ProbeState, pick: str, d_pick: int | None = None) -> tuple[bool, int, int]:
-    """(optimal, progress, regret) of a pick among the state's options (see the module docstring); a pick outside
-    them (the full planner step's own legal set) is scored by `d_pick`, its cost-to-go."""
-    defined = [d for d in state.d_options if d is not None]
-    worst = max(defined, default=0) + 1
-    costs = [worst if d is None else d for d in state.d_options]
-    least = min(costs)
-    if pick in state.legal:
-        mine = costs[state.legal.index(pick)]
-    else:
-        mine = worst if d_pick is None else d_pick
-    here = worst if state.d is None else state.d
-    return mine <= least, here - mine, max(0, mine - least)
-
-
 def cost_after(task: Task, state: ProbeState, pick: str, cfg: PlannerConfig, seed: int) -> int | None:
     """d after a pick made at the state (for a pick outside its stored options)."""
     world, _ = replay_state(task, state.steps, cfg, seed)
     return cost_to_go(_after(world, pick)[0])
-
-
-def actor_pick(actor: Actor, task: Task, state: ProbeState, cfg: PlannerConfig, seed: int) -> str | None:
-    """The actor's one constrained answer at the state (None when it gave none)."""
-    world, history = replay_state(task, state.steps, cfg, seed)
-    ctx, legal = context(task, history, world)
-    if legal != state.legal:
-        raise ValueError(f"probe state {state.id}: its legal set no longer matches the world's (rebuild the set)")
-    got = actor.write_plan(ctx, Node((), Belief()), list(ctx.seen) + named_classes(ctx.args), legal=legal)
-    return got[0] if got else None
-
-
-def full_step_pick(task: Task, state: ProbeState, pools: Any, client: Any, params_cfg: PlannerConfig,
-                   variant: Any) -> str | None:
-    """The paper planner's whole step at the state (both actors, critic, beam): `run_episode` from the state's steps
-    with a cap of one sub-goal; its planned step is the pick (None when nothing legal was proposed)."""
-    from dataclasses import replace as with_
-
-    from planner.loop import NO_SUBGOAL, run_episode
-
-    rollout = run_episode(task, variant, pools, client, with_(params_cfg, max_subgoals=1), prefix=state.steps)
-    pick = rollout.steps[0].subgoal if rollout.steps else None
-    return None if pick in (None, NO_SUBGOAL) else pick
-
-
-def random_pick(state: ProbeState, seed: int) -> str:
-    """The floor: a uniform pick among the options, seeded by the state."""
-    return random.Random(f"{seed}:{state.id}").choice(state.legal)
 
 
 def probe_tasks(task_rows: Iterable[dict[str, Any]], gt_rows: Iterable[dict[str, Any]], split: str, per_type: int,

@@ -13,8 +13,8 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from planner.encoder import Encoder, get_encoder, texts_digest
 from planner.llm.paths import embeddings_dir
+from planner.retrieval.encoder import Encoder, get_encoder, texts_digest
 from pools.jsonl import atomic_write_bytes
 
 log = logging.getLogger(__name__)

@@ -10,8 +10,8 @@ from household.expert import expert_plan
 from household.scene import Scene, build_scene
 from household.tasks import Task
 from planner.config import PlannerConfig
-from planner.grounding import classes_of
-from planner.replay import replay
+from planner.loop.replay import replay
+from planner.retrieval.grounding import classes_of
 from pools.records import CriticSample, Sample
 
 GT_NAVIGATION = ("object", "expert")

@@ -7,10 +7,10 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from household.ontology import (LAMPS, MOVABLE_RECEPTACLES, PICKUPABLE, PLACE_RECEPTACLES, RECEPTACLES,
                                canonical_class, class_words, name_siblings)
+from planner.adapter.lexicon import Lexicon, train_lexicon, words
 from planner.llm.constrain import Constraint
-from planner.lexicon import Lexicon, train_lexicon, words
-from planner.parsing import ARG_SHORT, empty_args, parse_args
-from planner.prompting import adapter_example, join_examples, render
+from planner.llm.parsing import ARG_SHORT, empty_args, parse_args
+from planner.llm.prompting import adapter_example, join_examples, render
 from pools.records import Sample
 
 log = logging.getLogger(__name__)
@@ -112,7 +112,7 @@ SLICE_WORDS = frozenset({"slice", "sliced", "slicing", "cut", "cutting", "piece"
 def lexicon_options(instruction: str, min_share: float, container_with: bool = False,
                     lamp_word: bool = False, slice_word: bool = False, lex: Lexicon | None = None
                     ) -> dict[str, tuple[str, ...]]:
-    """Each slot's options limited to the values the instruction's words point to (`planner.lexicon`), then the
+    """Each slot's options limited to the values the instruction's words point to (`planner.adapter.lexicon`), then the
     classes it names by their own name that train has in the slot (too rare there for the counts, e.g. Glassbottle).
 
     With `container_with`, a container named right before 'with' must be the movable receptacle: 'none' is not

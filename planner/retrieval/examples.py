@@ -14,7 +14,7 @@ IndexFactory = Callable[[list[str], str], Any]
 
 
 def _default_index(texts: list[str], cache_key: str) -> Any:
-    from planner.knn import KNNIndex  # heavy (torch); built once per pool
+    from planner.retrieval.knn import KNNIndex  # heavy (torch); built once per pool
     return KNNIndex.build(texts, cache_key)
 
 

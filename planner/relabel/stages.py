@@ -13,17 +13,17 @@ from typing import Any, Sequence
 from household.scene import Scene, build_scene
 from household.tasks import Task
 from planner.config import PlannerConfig
-from planner.examples import ExamplePools
-from planner.grounding import Grounder, classes_of
-from planner.legal import legal_now, task_scope
-from planner.variants import Variant
 from planner.llm.constrain import Constraint
-from planner.loop import NO_PROPOSAL, NO_SUBGOAL, run_episode
-from planner.parsing import format_plan, parse_values, split_plan
-from planner.phi import phi
-from planner.replay import new_env, replay
-from planner.prompting import (actor_example, critic_examples, done_prefix, inline_step, join_examples, render,
-                               trace_text)
+from planner.llm.parsing import format_plan, parse_values, split_plan
+from planner.llm.prompting import (actor_example, critic_examples, done_prefix, inline_step, join_examples, render,
+                                   trace_text)
+from planner.loop.episode import NO_PROPOSAL, NO_SUBGOAL, run_episode
+from planner.loop.replay import new_env, replay
+from planner.relabel.phi import phi
+from planner.retrieval.examples import ExamplePools
+from planner.retrieval.grounding import Grounder, classes_of
+from planner.scaffold.legal import legal_now, task_scope
+from planner.variants import Variant
 from pools.records import Completion, CriticSample, Reflection, Rollout, Sample
 
 log = logging.getLogger(__name__)

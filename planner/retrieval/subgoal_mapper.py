@@ -7,7 +7,7 @@ from typing import Sequence
 import numpy as np
 
 from household.ontology import class_words
-from planner.encoder import Encoder, get_encoder
+from planner.retrieval.encoder import Encoder, get_encoder
 
 
 # Sub-goal verbs in words, so that "pick up the apple" lands on "PickupObject Apple".

@@ -1,4 +1,4 @@
-"""Prompt templates (planner/prompts/<role>.txt) and the compact text blocks they are filled with.
+"""Prompt templates (planner/llm/prompts/<role>.txt) and the compact text blocks they are filled with.
 
 Layout rule for every prompt: fixed header, retrieved examples, then the changing state last, so the server's
 prefix cache reuses everything up to the state across the calls of one episode.
@@ -11,7 +11,7 @@ from importlib import resources
 from itertools import groupby
 from typing import Any, Iterable, Sequence
 
-from planner.parsing import format_args, format_plan
+from planner.llm.parsing import format_args, format_plan
 from pools.records import CriticSample, Sample
 
 TEMPLATE_ROLES = ("adapter", "actor", "critic", "generator", "reflect", "complete", "critic_sample")
@@ -22,7 +22,7 @@ def template(role: str) -> string.Template:
     """Load the prompt template of a role."""
     if role not in TEMPLATE_ROLES:
         raise ValueError(f"no prompt template for role {role!r}")
-    text = resources.files("planner").joinpath("prompts", f"{role}.txt").read_text(encoding="utf-8")
+    text = resources.files("planner.llm").joinpath("prompts", f"{role}.txt").read_text(encoding="utf-8")
     return string.Template(text.rstrip("\n"))
 
 

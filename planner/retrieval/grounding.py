@@ -42,7 +42,7 @@ class Grounder:
         if legal not in self._mappers:
             factory = self._factory
             if factory is None:
-                from planner.subgoal_mapper import SubgoalMapper  # heavy (torch); only when a proposal fails to parse
+                from planner.retrieval.subgoal_mapper import SubgoalMapper  # heavy (torch); only when a proposal fails to parse
                 factory = SubgoalMapper
             self._mappers[legal] = factory(list(legal), self.threshold)
         return self._mappers[legal]

@@ -1,0 +1,5 @@
+"""The probe: what a pool is worth where the paper says it acts, at decisions. The decision states with their legal
+sets and the expert's cost-to-go (states), and the picks made there with their score (picks).
+
+May import: planner.search, planner.loop, planner.scaffold, planner.config, household, pools.
+"""

@@ -1,0 +1,7 @@
+"""Hindsight relabeling (alg. 3): phi (the task text from its arguments), the stages over records (stages:
+collect_rollout, reflect, complete, critic_sample), and the ground-truth samples from the expert's plans
+(gt_samples).
+
+May import: planner.llm, planner.retrieval, planner.loop, planner.scaffold, planner.config, planner.variants,
+household, pools.
+"""

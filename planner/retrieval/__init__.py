@@ -1,0 +1,6 @@
+"""Retrieval: the frozen sentence encoder (encoder), exact kNN over its vectors (knn), the example pools the actors
+and the critic retrieve from (examples), and LLM text mapped to legal sub-goals by the same encoder (grounding,
+subgoal_mapper).
+
+May import: planner.llm, household, pools.
+"""
