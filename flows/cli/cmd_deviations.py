@@ -11,7 +11,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="The registry of deviations (planner/scaffold/deviations.py). Keys of kind "
                                    "'scaffold' add task knowledge and follow planner.scaffold (none: the paper's "
                                    "value, full: ours).")
-    p.add_argument("--md", action="store_true", help="the markdown table (what README.md holds)")
+    p.add_argument("--md", action="store_true", help="the markdown table (what docs/deviations.md holds)")
     p.add_argument("--json", action="store_true", help="one JSON object per row")
     p.add_argument("--kind", default=None, help="only rows of this kind (scaffold, size, cost, ours, silent)")
     p.set_defaults(func=_run)

@@ -12,7 +12,7 @@ Kinds:
 
 Keys of the same sections that follow the paper are in `FAITHFUL` with the paper's value, so that every key of
 `planner`, `retrieval`, `pools`, `collect` and `relabel` is accounted for (tests/planner/test_deviations.py fails on a
-key in neither, and on a faithful key whose value left the paper's). The README's deviations table is generated
+key in neither, and on a faithful key whose value left the paper's). docs/deviations.md's table is generated
 from here (`hindsight deviations --md`), and `profiles/paper.yaml` is checked against `paper_profile()`.
 """
 from __future__ import annotations
@@ -196,7 +196,7 @@ def _cell(value: Any) -> str:
 
 
 def markdown_table(rows: Iterable[Deviation] = DEVIATIONS) -> str:
-    """The deviations table (README): key, paper, ours, kind, adds task knowledge, why."""
+    """The deviations table (docs/deviations.md): key, paper, ours, kind, adds task knowledge, why."""
     lines = ["| params key | paper | ours | kind | adds task knowledge | why |", "|---|---|---|---|---|---|"]
     for d in rows:
         lines.append(f"| `{d.key}` | {_cell(d.paper)} | {_cell(d.ours)} | {d.kind} | "
