@@ -84,7 +84,8 @@ def main(argv: list[str] | None = None) -> int:
             for task in picked:
                 text = task.instruction(0)
                 adapter = Adapter.from_config(
-                    client, pools.retrieve("gt", text, cfg.adapter_k or cfg.k, exclude_task=task.id), cfg, mode,
+                    client, pools.retrieve("gt", text, cfg.retrieval.adapter_k or cfg.retrieval.k,
+                                           exclude_task=task.id), cfg, mode,
                     pool=[s for s in gt if s.task_id != task.id])
                 t0 = time.perf_counter()
                 pred = adapter.predict(text, ())
@@ -105,14 +106,15 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{mode}: {n} tasks done", file=sys.stderr, flush=True)
     out = {"split": args.split, "task_set": args.task_set, "scaffold": args.scaffold, "per_type": args.per_type,
            "seed": seed, "model": client.model_id_for("adapter"),
-           "gt_examples": len(gt), "adapter_k": cfg.adapter_k, "min_share": cfg.adapter_min_share,
-           "order": cfg.adapter_order, "modes": results}
+           "gt_examples": len(gt), "adapter_k": cfg.retrieval.adapter_k, "min_share": cfg.adapter.adapter_min_share,
+           "order": cfg.adapter.adapter_order, "modes": results}
     if args.json:
         print(json.dumps(out, indent=1))
     else:
         print(f"{args.split}: {len(picked)} {args.task_set} tasks ({args.per_type} per type, seed {seed}), scaffold "
               f"{args.scaffold}, one call each, cold cache; "
-              f"model {out['model']}; {cfg.adapter_k} of {len(gt)} gt examples per prompt; {cfg.adapter_order}")
+              f"model {out['model']}; {cfg.retrieval.adapter_k} of {len(gt)} gt examples per prompt; "
+              f"{cfg.adapter.adapter_order}")
         keys = list(ARG_KEYS)
         print(f"{'options':10s} " + " ".join(f"{k.split('_')[0][:7]:>7s}" for k in keys)
               + f" {'all 7':>6s} {'tok/call':>8s} {'s/call':>6s}")

@@ -115,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
           flush=True)
     picks: dict[str, list[dict[str, Any]]] = {}
     seconds: dict[str, float] = {}
-    grounder = Grounder(cfg.map_threshold)
+    grounder = Grounder(cfg.retrieval.map_threshold)
     empty = ExamplePools(gt=gt, hind=[], critic=critic)
     with tempfile.TemporaryDirectory() as cache, llm_client(params, cache_dir=Path(cache)) as client:
         client.complete("actor", "warm-up", max_tokens=1)  # start the server outside the timings

@@ -13,7 +13,6 @@ cache (temporary folder) makes every call paid. Targets: yield >= 60%, critic va
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import logging
 import statistics
@@ -48,7 +47,7 @@ def _relabel(rollouts, pools, experts, client, cfg, critic_k: int, pool_rows: li
         mark = client.usage.snapshot()
         t0 = time.perf_counter()
         refl = reflect(ro, expert, client, cfg)
-        examples = pools.retrieve("gt", ro.instruction, cfg.k, exclude_task=task.id)
+        examples = pools.retrieve("gt", ro.instruction, cfg.retrieval.k, exclude_task=task.id)
         comp = None
         try:
             comp = complete(refl, ro, task, client, cfg, examples=examples, expert=expert)
@@ -58,7 +57,7 @@ def _relabel(rollouts, pools, experts, client, cfg, critic_k: int, pool_rows: li
         cex = pools.retrieve("critic_gt", ro.instruction, critic_k, exclude_task=task.id)
         cs = critic_sample(ro, refl, task, client, cfg, examples=cex, expert=expert)
         if pool_rows is not None:  # what the `pool` stage would keep of this rollout
-            pool_rows += select([comp.to_dict()] if comp else [], [cs.to_dict()], cfg.keep_unverified)
+            pool_rows += select([comp.to_dict()] if comp else [], [cs.to_dict()], cfg.relabel.keep_unverified)
         usage = client.usage.summary(since=mark)
         rows.append({"task_id": ro.task_id, "task_type": ro.task_type, "verified": verified, "rounds": rounds,
                      "repairs": rounds - 1, "critic_match": cs.verified,
@@ -69,7 +68,7 @@ def _relabel(rollouts, pools, experts, client, cfg, critic_k: int, pool_rows: li
     n = len(rows)
     ok = [r for r in rows if r["verified"]]
     return {
-        "show_expert": cfg.show_expert, "rollouts": n, "verified": len(ok),
+        "show_expert": cfg.relabel.show_expert, "rollouts": n, "verified": len(ok),
         "yield": round(len(ok) / n, 3) if n else 0.0,
         "critic_match": round(sum(r["critic_match"] for r in rows) / n, 3) if n else 0.0,
         "repair_rounds_used_mean": round(statistics.mean(r["repairs"] for r in rows), 2) if rows else 0.0,
@@ -138,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
             Path(args.save_rollouts).write_text("".join(json.dumps(r.to_dict()) + "\n" for r in rollouts))
         critic_k = int(params["relabel"].get("critic_examples", 2))
         pool_rows: list[dict[str, Any]] = []
-        runs = [_relabel(rollouts, pools, experts, client, dataclasses.replace(cfg, show_expert=show), critic_k,
+        runs = [_relabel(rollouts, pools, experts, client, cfg.replace(show_expert=show), critic_k,
                          pool_rows if show else None)
                 for show in (True, False)]
         if args.save_pool:
@@ -147,14 +146,14 @@ def main(argv: list[str] | None = None) -> int:
         client.close()
     out = {"model": {r: client.model_id_for(r) for r in ("actor", "reflect", "complete", "critic_sample")},
            "practice_rollouts": len(rollouts), "practice_successes": sum(r.success for r in rollouts),
-           "collect_seconds": round(collect_s, 1), "repair_rounds": cfg.repair_rounds, "runs": runs}
+           "collect_seconds": round(collect_s, 1), "repair_rounds": cfg.relabel.repair_rounds, "runs": runs}
     if args.out:
         Path(args.out).write_text(json.dumps(out, indent=1) + "\n")
     if args.json:
         print(json.dumps(out))
     else:
         print(f"practice rollouts: {len(rollouts)} ({out['practice_successes']} succeeded), collect "
-              f"{collect_s:.0f} s; models {out['model']}; repair_rounds {cfg.repair_rounds}; 1 run, cold cache")
+              f"{collect_s:.0f} s; models {out['model']}; repair_rounds {cfg.relabel.repair_rounds}; 1 run, cold cache")
         for r in runs:
             print(f"show_expert={r['show_expert']}: yield {r['verified']}/{r['rollouts']} = {r['yield']:.0%} "
                   f"(target {YIELD_TARGET:.0%}); critic values matching replay {r['critic_match']:.0%} "

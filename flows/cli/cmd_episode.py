@@ -182,7 +182,7 @@ def _episode(args: argparse.Namespace, stdout: TextIO | None = None) -> int:
         print(f"{task.id} ({task.task_type}, {task.split})\ninstruction: {task.instruction()}\n"
               f"true args: {task.args.as_dict()}", file=out)
     expert = variant.search == "expert"
-    pools = example_pools(args.pools, args.gt_per_type, cfg.seed, args.gt_navigation) if not expert else None
+    pools = example_pools(args.pools, args.gt_per_type, cfg.world.seed, args.gt_navigation) if not expert else None
     client = client_for(params, args.endpoint, args.model) if not expert else None
     from planner.retrieval.examples import ExamplePools
     from pools.timing import Timed, timing_row

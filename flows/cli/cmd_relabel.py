@@ -48,10 +48,10 @@ def _relabel(args: argparse.Namespace, stdout: TextIO | None = None) -> int:
     practice = practice_variant(params)
     cfg = PlannerConfig.from_params(params, variant=practice)
     navigation = str((params.get("pools") or {}).get("gt_navigation", "object"))
-    pools = example_pools(args.pools, args.gt_per_type, cfg.seed, navigation)
+    pools = example_pools(args.pools, args.gt_per_type, cfg.world.seed, navigation)
     # Leave-one-out as `collect` does: the task's own gt sample is the expert's rollout, never an example.
     own = [s for s in pools.gt if s.task_id == task.id]
-    expert = own[0] if own else build_gt_samples([task], cfg.seed, cfg, navigation)[0]
+    expert = own[0] if own else build_gt_samples([task], cfg.world.seed, cfg, navigation)[0]
     pools = ExamplePools(gt=[s for s in pools.gt if s.task_id != task.id], hind=pools.hind, critic=pools.critic)
     report: dict[str, Any] = {"task_id": task.id, "task_type": task.task_type, "instruction": task.instruction(),
                               "expert": expert.steps}
@@ -60,10 +60,10 @@ def _relabel(args: argparse.Namespace, stdout: TextIO | None = None) -> int:
         mark = client.usage.snapshot()
         rollout = collect_rollout(task, practice, pools, client, cfg, leave_out=expert.id)
         report["rollout"] = {"success": rollout.success, "steps": robot_text(rollout, False),
-                             "trace": robot_text(rollout, cfg.collapse_repeats)}
+                             "trace": robot_text(rollout, cfg.relabel.collapse_repeats)}
         reflection = reflect(rollout, expert, client, cfg)
         report["phi"], report["think"] = reflection.phi, reflection.think
-        k = cfg.k
+        k = cfg.retrieval.k
         examples = pools.retrieve("gt", rollout.instruction, k, exclude_task=task.id)
         try:
             completion = complete(reflection, rollout, task, client, cfg, examples=examples, expert=expert)

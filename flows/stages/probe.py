@@ -61,7 +61,7 @@ def plan(params: dict[str, Any], policy: str) -> Planned:
     pools = ExamplePools.from_records(gt.records, hind.records)
     cfg = PlannerConfig.from_params({k: params[k] for k in ("world", "retrieval", "planner")}, scaffold="none")
     seed = int(section(params, "world")["seed"])
-    grounder = Grounder(cfg.map_threshold)
+    grounder = Grounder(cfg.retrieval.map_threshold)
     full = set(sorted((s["id"] for s in states.records), key=lambda i: random.Random(f"{seed}:full:{i}").random())
                [:int(section(params, "probe")["full_step_states"])])
     items = [(f"{c}:{s['id']}", {"config": c, "state": s}) for c in configs(params) for s in states.records

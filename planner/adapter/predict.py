@@ -220,13 +220,14 @@ class Adapter:
     @classmethod
     def from_config(cls, client: Any, examples: Sequence[Sample], cfg: Any, options: str = "",
                     pool: Sequence[Sample] = ()) -> "Adapter":
-        """An adapter with a `PlannerConfig`'s adapter settings (`options` overrides `cfg.adapter_options`);
+        """An adapter with a `PlannerConfig`'s adapter settings (`options` overrides `cfg.adapter.adapter_options`);
         `pool`: the whole gt pool, whose annotations `gt_lexicon` counts."""
-        options = options or cfg.adapter_options
-        return cls(client, examples, cfg.adapter_tokens, options=options,
-                   min_share=cfg.adapter_min_share, order=cfg.adapter_order, container_with=cfg.adapter_container_with,
-                   lamp_word=cfg.adapter_lamp_word, slice_word=cfg.adapter_slice_word,
-                   drop_absent=cfg.adapter_drop_absent, drop_sibling=cfg.adapter_drop_sibling,
+        options = options or cfg.adapter.adapter_options
+        return cls(client, examples, cfg.adapter.adapter_tokens, options=options,
+                   min_share=cfg.adapter.adapter_min_share, order=cfg.adapter.adapter_order,
+                   container_with=cfg.adapter.adapter_container_with,
+                   lamp_word=cfg.adapter.adapter_lamp_word, slice_word=cfg.adapter.adapter_slice_word,
+                   drop_absent=cfg.adapter.adapter_drop_absent, drop_sibling=cfg.adapter.adapter_drop_sibling,
                    lexicon=Lexicon.of_samples(pool) if options == "gt_lexicon" else None)
 
     def options_for(self, instruction: str) -> Mapping[str, Sequence[str]]:

@@ -116,7 +116,7 @@ def run_episode(task: Task, variant: str | Variant, pools: ExamplePools, client:
     `scene`: the scene to play on (our world on an ALFWorld game's scene); default: the task's seeded scene."""
     spec = get_variant(variant)
     _check_config(spec, cfg)
-    seed = cfg.seed if seed is None else seed
+    seed = cfg.world.seed if seed is None else seed
     mark = client.usage.snapshot() if client is not None else None
     env = new_env(task, cfg, seed, scene)
     expert = expert_plan(task, seed=seed, scene=env.scene)  # the scene is built once per episode
@@ -148,7 +148,7 @@ def run_episode(task: Task, variant: str | Variant, pools: ExamplePools, client:
             planner.recent_failures[:] = [] if sr.ok else [*planner.recent_failures, action]
         last_failed = not sr.ok
     # The expert is the upper bound: its plan is never cut by the planner's sub-goal cap.
-    limit = cfg.max_subgoals if planner is not None else len(expert_queue) + 1
+    limit = cfg.episode.max_subgoals if planner is not None else len(expert_queue) + 1
     for index in range(limit):
         if env.done:
             break
@@ -162,8 +162,8 @@ def run_episode(task: Task, variant: str | Variant, pools: ExamplePools, client:
         absent = lost - set(seen)  # walked to, none found, none seen since
         pred: dict[str, Any] = {}
         if planner is not None and planner.adapter is not None:
-            pred = planner.adapter.predict(instruction, seen if cfg.adapter_observes else (), absent, seen) \
-                if (cfg.adapter_every_step or not last_pred) \
+            pred = planner.adapter.predict(instruction, seen if cfg.adapter.adapter_observes else (), absent, seen) \
+                if (cfg.adapter.adapter_every_step or not last_pred) \
                 else dict(last_pred)
             last_pred = pred
         if pred:
@@ -174,16 +174,16 @@ def run_episode(task: Task, variant: str | Variant, pools: ExamplePools, client:
         if planner is not None:
             named = named_classes(pred)
 
-            scope = task_scope(pred, walk=cfg.nav_scope == "task") if cfg.legal_scope == "task" else None
+            scope = task_scope(pred, walk=cfg.legal.nav_scope == "task") if cfg.legal.legal_scope == "task" else None
 
             def legal_for(state: Belief) -> list[str]:
-                legal = legal_now(seen, _here(obs, state, belief), state.holding, named, cfg.nav_targets, scope,
-                                  cfg.allow_stop)
-                real = cfg.avoid_tried and state is belief  # the real state only: imagined ones were never observed
+                legal = legal_now(seen, _here(obs, state, belief), state.holding, named, cfg.legal.nav_targets, scope,
+                                  cfg.legal.allow_stop)
+                real = cfg.episode.avoid_tried and state is belief  # the real state only: imagined ones never observed
                 if real:  # before the gate, so that it does not send the agent on a walk known to find nothing
                     legal = [a for a in legal if a.removeprefix("Navigation ") not in absent
                              or not a.startswith("Navigation ")] or legal
-                if cfg.goal_gate:
+                if cfg.legal.goal_gate:
                     legal = goal_gate(legal, pred, state.location, obs.objects, state.inside, state.holding,
                                       obs.here if state is belief else None, obs.located)
                 if real:
@@ -191,8 +191,8 @@ def run_episode(task: Task, variant: str | Variant, pools: ExamplePools, client:
                 return legal
             # What the LLM was left to decide at this real state: the paper planner's legal set (no scaffold rule)
             # against the set the actors answer from (after the scaffold's rules when they are on).
-            options = paper_legal(obs, pred, cfg.nav_targets)
-            offered = legal_for(belief) if cfg.legal_actions and spec.search == "beam" else options
+            options = paper_legal(obs, pred, cfg.legal.nav_targets)
+            offered = legal_for(belief) if cfg.legal.legal_actions and spec.search == "beam" else options
             chooser = chosen_by(len(options), len(offered))
             result = planner.decide(ctx, belief, last_failed, legal_for)
         else:
@@ -205,7 +205,7 @@ def run_episode(task: Task, variant: str | Variant, pools: ExamplePools, client:
                              candidates=[], repeat_fail=no_prop_streak - 1, legal=len(offered), chosen_by="none")
             steps.append(rec)
             _notify(on_step, index, obs, pred, result, rec)
-            if no_prop_streak >= cfg.max_repeat_fails or planner is None:
+            if no_prop_streak >= cfg.episode.max_repeat_fails or planner is None:
                 stop_reason = "no_proposal"
                 break
             last_failed = True
@@ -233,7 +233,7 @@ def run_episode(task: Task, variant: str | Variant, pools: ExamplePools, client:
                          repeat_fail=repeat if not sr.ok else 0, legal=len(offered), chosen_by=chooser)
         steps.append(rec)
         _notify(on_step, index, obs, pred, result, rec)
-        if not sr.ok and fail_counts[key] >= cfg.max_repeat_fails:
+        if not sr.ok and fail_counts[key] >= cfg.episode.max_repeat_fails:
             stop_reason = "repeat_fail"
             break
         # What the agent observes after the step (place, hands, every object seen with its state): a step that
@@ -241,7 +241,7 @@ def run_episode(task: Task, variant: str | Variant, pools: ExamplePools, client:
         state = env.observe().text()
         idle = idle + 1 if state in visited else 0
         visited.add(state)
-        if planner is not None and cfg.max_idle and idle >= cfg.max_idle:
+        if planner is not None and cfg.episode.max_idle and idle >= cfg.episode.max_idle:
             stop_reason = "no_progress"
             break
     if env.done:  # 'success', 'stop', 'max_fails' or 'max_steps' (the world's own verdict wins)
@@ -286,10 +286,11 @@ def chosen_by(options: int, offered: int) -> str:
 
 def _check_config(spec: Variant, cfg: PlannerConfig) -> None:
     """A config built without the variant's planner overrides would run another planner than the record names."""
+    flat = cfg.as_dict()
     for key, value in spec.planner.items():
-        if getattr(cfg, key, value) != value and not (key != "scaffold" and value == "auto"):
+        if flat.get(key, value) != value and not (key != "scaffold" and value == "auto"):
             raise ValueError(f"variant {spec.name!r} sets planner.{key}={value!r} but the config has "
-                             f"{getattr(cfg, key)!r}: build it with PlannerConfig.from_params(params, variant)")
+                             f"{flat[key]!r}: build it with PlannerConfig.from_params(params, variant)")
 
 
 def _here(obs: Any, state: Belief, real: Belief) -> list[str]:

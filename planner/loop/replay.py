@@ -14,8 +14,9 @@ def new_env(task: Task, cfg: PlannerConfig | None = None, seed: int | None = Non
             ) -> Env:
     """A fresh world at the task's initial state, with the configured limits (`scene`: already built for the seed)."""
     cfg = cfg or PlannerConfig()
-    return open_env(task, cfg.backend, cfg.alfworld_games, seed=cfg.seed if seed is None else seed,
-                    max_fails=cfg.max_fails, max_steps=cfg.max_steps, explore_budget=cfg.explore_budget, scene=scene)
+    return open_env(task, cfg.world.backend, cfg.world.alfworld_games, seed=cfg.world.seed if seed is None else seed,
+                    max_fails=cfg.world.max_fails, max_steps=cfg.world.max_steps,
+                    explore_budget=cfg.world.explore_budget, scene=scene)
 
 
 def replay(task: Task, steps: Sequence[str], cfg: PlannerConfig | None = None, seed: int | None = None,

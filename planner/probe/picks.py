@@ -12,6 +12,7 @@ from typing import Any
 
 from household.tasks import Task
 from planner.config import PlannerConfig
+from planner.loop.episode import NO_SUBGOAL, run_episode
 from planner.probe.states import context, replay_state
 from planner.scaffold.legal import named_classes
 from planner.search.actors import Actor
@@ -49,11 +50,7 @@ def full_step_pick(task: Task, state: ProbeState, pools: Any, client: Any, param
                    variant: Any) -> str | None:
     """The paper planner's whole step at the state (both actors, critic, beam): `run_episode` from the state's steps
     with a cap of one sub-goal; its planned step is the pick (None when nothing legal was proposed)."""
-    from dataclasses import replace as with_
-
-    from planner.loop.episode import NO_SUBGOAL, run_episode
-
-    rollout = run_episode(task, variant, pools, client, with_(params_cfg, max_subgoals=1), prefix=state.steps)
+    rollout = run_episode(task, variant, pools, client, params_cfg.replace(max_subgoals=1), prefix=state.steps)
     pick = rollout.steps[0].subgoal if rollout.steps else None
     return None if pick in (None, NO_SUBGOAL) else pick
 

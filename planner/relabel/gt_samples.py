@@ -26,8 +26,8 @@ def object_navigation(task: Task, steps: Sequence[str], seed: int = 0, cfg: Plan
     """
     cfg = cfg or PlannerConfig()
     scene = scene or build_scene(task, seed)
-    env = Env(task, seed=seed, max_fails=cfg.max_fails, max_steps=cfg.max_steps, explore_budget=cfg.explore_budget,
-              scene=scene)
+    env = Env(task, seed=seed, max_fails=cfg.world.max_fails, max_steps=cfg.world.max_steps,
+              explore_budget=cfg.world.explore_budget, scene=scene)
     out = list(steps)
     for i, sg in enumerate(steps):
         nxt = steps[i + 1].split() if i + 1 < len(steps) else []

@@ -62,17 +62,17 @@ def robot_text(rollout: Rollout, collapse_repeats: bool = True) -> str:
 
 def _expert_line(expert: Sample | None, cfg: PlannerConfig) -> str:
     # Alg. 3 l.8-10: the ground-truth rollout is in view of reflect, complete and critic-sample calls.
-    return f"Expert: {format_plan(expert.steps)}\n" if expert is not None and cfg.show_expert else ""
+    return f"Expert: {format_plan(expert.steps)}\n" if expert is not None and cfg.relabel.show_expert else ""
 
 
 def reflect(rollout: Rollout, gt_sample: Sample, client: Any, cfg: PlannerConfig) -> Reflection:
     """Rewrite the task from its arguments (phi) and let the LLM reflect on the rollout (next to the expert's)."""
     text = phi(gt_sample.task_type, gt_sample.args)
-    shown = cfg.show_expert
+    shown = cfg.relabel.show_expert
     prompt = render("reflect", phi=text, expert=_expert_line(gt_sample, cfg),
                     compare="Compare its steps with the expert's. " if shown else "",
-                    robot=robot_text(rollout, cfg.collapse_repeats))
-    resp = client.complete("reflect", prompt, max_tokens=cfg.think_tokens, stop=["\n\n", "\nTask:"])
+                    robot=robot_text(rollout, cfg.relabel.collapse_repeats))
+    resp = client.complete("reflect", prompt, max_tokens=cfg.relabel.think_tokens, stop=["\n\n", "\nTask:"])
     think = " ".join(resp.text.split())  # one line: it is spliced into the completion prompt
     return Reflection.new(rollout_id=rollout.id, task_id=rollout.task_id, phi=text, think=think)
 
@@ -89,18 +89,18 @@ def complete(reflection: Reflection, rollout: Rollout, task: Task, client: Any, 
     `completion: line` is the paper's one call writing the rest; `stepwise` picks one legal sub-goal per call in the
     replayed world (`_pick_steps`), where a round ends at its first failure.
     """
-    if cfg.completion == "stepwise" and cfg.backend != "household":
+    if cfg.relabel.completion == "stepwise" and cfg.world.backend != "household":
         # Each pick replays every option from the task's start: milliseconds in ours, minutes in ALFWorld's engine.
         raise ValueError(f"relabel.completion: stepwise replays every option in the world and needs "
-                         f"world.backend: household (not {cfg.backend!r}); use relabel.completion: line there")
-    grounder = grounder or Grounder(cfg.map_threshold)
-    trace = robot_trace(rollout, cfg.collapse_repeats)
+                         f"world.backend: household (not {cfg.world.backend!r}); use relabel.completion: line there")
+    grounder = grounder or Grounder(cfg.retrieval.map_threshold)
+    trace = robot_trace(rollout, cfg.relabel.collapse_repeats)
     base = render("complete", examples=join_examples(actor_example(s, show_args=False) for s in examples),
                   phi=reflection.phi, expert=_expert_line(expert, cfg), think=reflection.think or "none", done="")
     # The classes the task and (when shown) the expert's plan name: a stepwise pick is one of the legal sub-goals
     # over these alone (with `complete_classes: task`); line completions are grounded over these and the trace's.
     named = classes_of([v for v in task.args.as_dict().values() if isinstance(v, str) and v])
-    if expert is not None and cfg.show_expert:
+    if expert is not None and cfg.relabel.show_expert:
         named += classes_of(w for sg in expert.steps for w in sg.split()[1:])
     classes = named + classes_of(w for sg, _ in trace for w in sg.split()[1:])
     scene = build_scene(task, rollout.seed)  # every round's replay starts from this one scene
@@ -108,22 +108,23 @@ def complete(reflection: Reflection, rollout: Rollout, task: Task, client: Any, 
     kept = list(trace)  # what the next round continues: the robot's trace, then each round's replayed part
     best: tuple[list[str], dict[str, Any]] | None = None
     resample = False
-    guide = list(expert.steps) if expert is not None and cfg.show_expert and cfg.complete_guide == "expert" else []
-    for rnd in range(cfg.repair_rounds + 1):
-        if cfg.completion == "stepwise":
+    guide = list(expert.steps) if expert is not None and cfg.relabel.show_expert \
+        and cfg.relabel.complete_guide == "expert" else []
+    for rnd in range(cfg.relabel.repair_rounds + 1):
+        if cfg.relabel.completion == "stepwise":
             added = _pick_steps(task, scene, rollout.seed, kept, base, client, cfg, named, grounder, guide)
             answer = format_plan(added)
-        elif cfg.completion == "line":
+        elif cfg.relabel.completion == "line":
             # A round after one that ran without failing but fell short of the goal has nothing new to be told:
             # it samples another continuation (seeded by the round, so reruns are exact and cached).
             resp = client.complete("complete", base + done_prefix([inline_step(sg, r) for sg, r in kept]),
-                                   max_tokens=cfg.complete_tokens, stop=["\n"],
-                                   temperature=cfg.repair_temperature if resample else None,
+                                   max_tokens=cfg.relabel.complete_tokens, stop=["\n"],
+                                   temperature=cfg.relabel.repair_temperature if resample else None,
                                    seed=rnd if resample else None)
-            added = _ground_steps(resp.text, classes, grounder, cfg.complete_steps)
+            added = _ground_steps(resp.text, classes, grounder, cfg.relabel.complete_steps)
             answer = resp.text
         else:
-            raise ValueError(f"relabel.completion must be 'line' or 'stepwise', not {cfg.completion!r}")
+            raise ValueError(f"relabel.completion must be 'line' or 'stepwise', not {cfg.relabel.completion!r}")
         steps = [sg for sg, _ in kept] + added
         rep = replay(task, steps, cfg, rollout.seed, scene) if steps else _empty_replay()
         # The world's first failure among this round's steps: what the next round is told (step and reason).
@@ -140,7 +141,7 @@ def complete(reflection: Reflection, rollout: Rollout, task: Task, client: Any, 
         # part too), and continue from there.
         resample = first_new is None
         if resample:  # the new steps ran without failing but did not reach the goal
-            if cfg.completion == "stepwise":  # go on from where they left the world
+            if cfg.relabel.completion == "stepwise":  # go on from where they left the world
                 kept = [(steps[i], rep["reasons"][i]) for i in range(rep["ran"])]
             continue  # (line: try again from the same point, sampled)
         kept = [(steps[i], rep["reasons"][i]) for i in range(first_new + 1)]
@@ -175,7 +176,7 @@ def _pick_steps(task: Task, scene: Scene, seed: int, kept: Sequence[tuple[str, s
     shown = [inline_step(sg, reason) for sg, reason in kept]
     scope = task_scope(task.args.as_dict())
     added: list[str] = []
-    while len(added) < cfg.complete_steps and not env.done:
+    while len(added) < cfg.relabel.complete_steps and not env.done:
         obs = env.observe()
         held = classes_of([obs.holding]) if obs.holding else []
         legal = legal_now(classes_of(obs.objects), obs.here, held[0] if held else "", classes, "any", scope,
@@ -188,7 +189,7 @@ def _pick_steps(task: Task, scene: Scene, seed: int, kept: Sequence[tuple[str, s
         if guide:  # hindsight: drop the picks that undo progress along the expert's plan (see `_progress_along`)
             now = _progress_along(task, scene, seed, cfg, path, guide)
             legal = [a for a in legal if _progress_along(task, scene, seed, cfg, path + [a], guide) >= now] or legal
-        if cfg.complete_classes == "task":  # the task's classes first; others only when those are spent
+        if cfg.relabel.complete_classes == "task":  # the task's classes first; others only when those are spent
             legal = [a for a in legal if set(a.split()[1:]) <= set(classes)] or legal
         if not legal:  # every legal step leads back: nothing new can happen from here
             break
@@ -269,18 +270,18 @@ def verify_completion(reflection: Reflection, rollout: Rollout, task: Task, step
 def critic_sample(rollout: Rollout, reflection: Reflection, task: Task, client: Any, cfg: PlannerConfig,
                   examples: Sequence[CriticSample] = (), expert: Sample | None = None) -> CriticSample:
     """The LLM values the rollout's executed steps ('the value is a/b', alg. 3 l.10); `verified` iff the replay agrees."""
-    steps = [sg for sg, reason in robot_trace(rollout, cfg.collapse_repeats) if not reason]
+    steps = [sg for sg, reason in robot_trace(rollout, cfg.relabel.collapse_repeats) if not reason]
     rep = replay(task, steps, cfg, rollout.seed)
     # In hindsight whether the robot finished is known; without it the small model values every plan as complete.
     outcome = ("Outcome: the robot finished the task.\n" if rep["success"] else
-               "Outcome: the robot did not finish the task.\n") if cfg.critic_outcome else ""
+               "Outcome: the robot did not finish the task.\n") if cfg.relabel.critic_outcome else ""
     prompt = render("critic_sample", examples=critic_examples(list(examples)), phi=reflection.phi,
                     expert=_expert_line(expert, cfg), plan=format_plan(steps) or "(nothing)", outcome=outcome)
     truth = (rep["met"], rep["total"])
     # In hindsight the task is known, so is b (its number of goal conditions): the model answers a, constrained.
     b = max(truth[1], 1)
     constraint = Constraint.template(["the value is ", tuple(str(i) for i in range(b + 1)), f"/{b}"])
-    resp = client.complete("critic_sample", prompt, max_tokens=cfg.critic_tokens + 4, stop=["\n"],
+    resp = client.complete("critic_sample", prompt, max_tokens=cfg.search.critic_tokens + 4, stop=["\n"],
                            constraint=constraint)
     value = parse_values("1." + resp.text, 1)[0]
     if value is None:  # unparsable: keep the replay's value, unverified (the LLM did not say it)

@@ -39,7 +39,7 @@ class Planner:
                legal_for: Callable[[Belief], list[str]] | None = None) -> BeamResult:
         """Choose the next sub-goal for the real state (each proposal from `legal_for(state)` when given)."""
         classes = list(ctx.seen) + named_classes(ctx.args)
-        legal_for = legal_for if self.cfg.legal_actions else None
+        legal_for = legal_for if self.cfg.legal.legal_actions else None
         if self.variant.search == "replan":
             return self._replan(ctx, belief, last_failed, classes)
         for actor in self.actors:
@@ -47,11 +47,11 @@ class Planner:
         # A sub-goal that already failed in this unchanged state (no success since) is not proposed again at the
         # root unless nothing else is: a failed sub-goal changes nothing, so the retry would fail the same way.
         # When an actor proposes only such sub-goals, up to `retry_samples` sampled calls look for another.
-        avoid = set(self.recent_failures) if self.cfg.avoid_repeats else set()
+        avoid = set(self.recent_failures) if self.cfg.episode.avoid_repeats else set()
 
         def guarded(actor: Actor) -> Callable[[Node, int], list[str]]:
             def propose(node: Node, n: int) -> list[str]:
-                if node.actions and self.cfg.deep_proposals == "one":
+                if node.actions and self.cfg.search.deep_proposals == "one":
                     if node.proposer != actor.role:
                         return []  # a deeper rollout is extended by the actor that began it, once
                     n = 1
@@ -60,15 +60,15 @@ class Planner:
                 if node.actions or not avoid:
                     return got
                 fresh = [a for a in got if a not in avoid]
-                if not fresh and self.cfg.retry_samples > 0:  # everything proposed just failed: ask for others
-                    fresh = actor.propose_other(ctx, node, avoid, self.cfg.retry_samples, classes, legal=legal)
+                if not fresh and self.cfg.episode.retry_samples > 0:  # everything proposed just failed: ask for others
+                    fresh = actor.propose_other(ctx, node, avoid, self.cfg.episode.retry_samples, classes, legal=legal)
                 return fresh or got
             return propose
 
         proposers = [(a.role, guarded(a)) for a in self.actors]
         score = (lambda nodes: self.critic.score(ctx, nodes)) if self.critic else (lambda nodes: [None] * len(nodes))
-        return beam_search(belief, proposers, self.generator, score, beam=self.cfg.beam, width=self.cfg.width,
-                           depth=self.cfg.depth)
+        return beam_search(belief, proposers, self.generator, score, beam=self.cfg.search.beam,
+                           width=self.cfg.search.width, depth=self.cfg.search.depth)
 
     def _replan(self, ctx: StepContext, belief: Belief, last_failed: bool, classes: list[str]) -> BeamResult:
         # LLM-Planner: write a whole plan, execute it step by step, write a new one after a failure (or when spent).
@@ -86,12 +86,13 @@ class Planner:
 def make_actor(pool: str, task: Task, pools: ExamplePools, client: Any, cfg: PlannerConfig, grounder: Grounder,
                show_args: bool = True, whole_plans: bool = False, exclude: tuple[str, ...] = ()) -> Actor:
     """The actor over one pool ('gt' or 'hind') for a task: its K nearest examples (the task's own never)."""
-    examples = pools.retrieve(pool, task.instruction(0), cfg.k, exclude_task=task.id, exclude_ids=exclude)
+    examples = pools.retrieve(pool, task.instruction(0), cfg.retrieval.k, exclude_task=task.id, exclude_ids=exclude)
     # Actor plans cover the look-ahead; LLM-Planner writes whole plans.
     return Actor(ROLE_OF_POOL[pool], client, examples, grounder, show_args=show_args,
-                 plan_steps=cfg.max_subgoals if whole_plans else max(cfg.plan_steps, cfg.depth + 1),
-                 max_tokens=cfg.actor_tokens * (3 if whole_plans else 1), reuse_plans=cfg.reuse_plans,
-                 prompt_tokens=cfg.prompt_tokens)
+                 plan_steps=cfg.episode.max_subgoals if whole_plans
+                 else max(cfg.search.plan_steps, cfg.search.depth + 1),
+                 max_tokens=cfg.search.actor_tokens * (3 if whole_plans else 1), reuse_plans=cfg.search.reuse_plans,
+                 prompt_tokens=cfg.retrieval.prompt_tokens)
 
 
 def build_planner(task: Task, variant: Variant, pools: ExamplePools, client: Any, cfg: PlannerConfig,
@@ -99,7 +100,7 @@ def build_planner(task: Task, variant: Variant, pools: ExamplePools, client: Any
     """Retrieve the episode's examples and assemble adapter, actors, critic and generator for a variant."""
     text = task.instruction(0)
     exclude = (leave_out,) if leave_out else ()
-    grounder = grounder or Grounder(cfg.map_threshold)
+    grounder = grounder or Grounder(cfg.retrieval.map_threshold)
     actors = []
     for pool in variant.actors:
         actor = make_actor(pool, task, pools, client, cfg, grounder, show_args=variant.adapter,
@@ -108,23 +109,25 @@ def build_planner(task: Task, variant: Variant, pools: ExamplePools, client: Any
             actors.append(actor)
     adapter = None
     if variant.adapter:
-        examples = pools.retrieve("gt", text, cfg.adapter_k or cfg.k, exclude_task=task.id, exclude_ids=exclude)
+        examples = pools.retrieve("gt", text, cfg.retrieval.adapter_k or cfg.retrieval.k, exclude_task=task.id,
+                                  exclude_ids=exclude)
         rest = [s for s in pools.gt if s.task_id != task.id and s.id not in exclude]  # gt_lexicon: leave-one-out too
         adapter = Adapter.from_config(client, examples, cfg, pool=rest)
     critic = None
     if variant.critic_pool:
-        cexamples = pools.retrieve(variant.critic_pool, text, cfg.k, exclude_task=task.id, exclude_ids=exclude)
-        critic = Critic(client, cexamples, show_args=variant.adapter, tokens_per_rollout=cfg.critic_tokens,
-                        prompt_tokens=cfg.prompt_tokens)
-    if cfg.generator == "llm":
+        cexamples = pools.retrieve(variant.critic_pool, text, cfg.retrieval.k, exclude_task=task.id,
+                                   exclude_ids=exclude)
+        critic = Critic(client, cexamples, show_args=variant.adapter, tokens_per_rollout=cfg.search.critic_tokens,
+                        prompt_tokens=cfg.retrieval.prompt_tokens)
+    if cfg.search.generator == "llm":
         from household.ontology import canonical_class
 
         def gen_prompt(state: Belief, subgoal: str) -> str:
             return render("generator", instruction=text, seen=", ".join(state.seen), belief=state.text(),
                           subgoal=subgoal)
         generator: Callable[[Belief, str], Belief] = LLMGenerator(client, gen_prompt, canonical_class)
-    elif cfg.generator == "belief":
+    elif cfg.search.generator == "belief":
         generator = BeliefGenerator()
     else:
-        raise ValueError(f"planner.generator must be 'belief' or 'llm', not {cfg.generator!r}")
+        raise ValueError(f"planner.generator must be 'belief' or 'llm', not {cfg.search.generator!r}")
     return Planner(variant, cfg, adapter, actors, critic, generator, grounder)

@@ -62,7 +62,8 @@ def test_hindsight_episode_decisions_step_by_step(tmp_path):
     hind = sample("hindsight", "train-2", "HINDEX put a thing somewhere.", plan)
     crit = critic("train-1", "GTEX put a thing somewhere.", plan[:2], 1, 2)
     pools = ExamplePools(gt=[gt], hind=[hind], critic=[crit], index_factory=ListIndex)
-    cfg = PlannerConfig(k=1, beam=2, width=2, depth=1, max_subgoals=8, goal_gate=False)  # the gate would fetch first
+    cfg = PlannerConfig.from_params(k=1, beam=2, width=2, depth=1, max_subgoals=8,
+                                    goal_gate=False)  # the gate would fetch first
     with ScriptedEndpoint(answer) as ep, llm_client.LLMClient(ep.settings(constrain="grammar"),
                                                               cache_dir=tmp_path) as client:
         rollout = run_episode(task, "hindsight", pools, client, cfg)

@@ -39,7 +39,8 @@ def test_short_episode_end_to_end(gemma) -> None:
                           "source": "test"}) for s in gt[:3]]
     pools = ExamplePools(gt=gt, hind=hind, critic=build_gt_critic_samples(list(picked.values()), gt, seed=0))
     task = next(t for t in load_tasks("valid_seen") if t.task_type == "pick_and_place_simple")
-    cfg = PlannerConfig(k=2, max_subgoals=2, goal_gate=False)  # the gate would leave one legal step: no actor call
+    # the gate would leave one legal step: no actor call
+    cfg = PlannerConfig.from_params(k=2, max_subgoals=2, goal_gate=False)
     rollout = run_episode(task, "hindsight", pools, gemma, cfg)
     d = rollout.to_dict()
     assert Rollout.from_dict(d) == rollout

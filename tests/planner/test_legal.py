@@ -273,7 +273,7 @@ def test_a_mode_key_with_an_unknown_value_is_refused():
 
     with pytest.raises(ValueError, match=r"nav_scope must be one of \('task', 'all'\), not 'tasks'"):
         PlannerConfig.from_params({"planner": {"nav_scope": "tasks"}})
-    assert PlannerConfig.from_params({"planner": {"nav_scope": "all"}}).nav_scope == "all"
+    assert PlannerConfig.from_params({"planner": {"nav_scope": "all"}}).legal.nav_scope == "all"
 
 
 def test_goal_gate_switches_on_what_makes_the_state_once_the_object_is_in():

@@ -18,7 +18,7 @@ import planner.llm.client as llm_client  # a broken import must fail the suite, 
 def test_repeated_identical_failures_end_the_episode(task, pools, tmp_path):
     with ScriptedEndpoint(lambda r: " PutObject Book SideTable") as ep, \
             llm_client.LLMClient(ep.settings(), cache_dir=tmp_path) as client:
-        r = run_episode(task, "llm_planner", pools, client, PlannerConfig(k=2, max_repeat_fails=3))
+        r = run_episode(task, "llm_planner", pools, client, PlannerConfig.from_params(k=2, max_repeat_fails=3))
     assert [s.ok for s in r.steps] == [False, False, False]
     assert [s.repeat_fail for s in r.steps] == [0, 1, 2] and r.steps[0].reason
     assert r.metrics["stop_reason"] == "repeat_fail" and r.metrics["failed_subgoals"] == 3
@@ -31,7 +31,7 @@ def test_scripted_plan_solves_the_task_and_records_everything(task, pools, tmp_p
     plan = expert_plan(task)
     with ScriptedEndpoint(lambda r: " " + "; ".join(plan)) as ep, \
             llm_client.LLMClient(ep.settings(), cache_dir=tmp_path) as client:
-        r = run_episode(task, "llm_planner", pools, client, PlannerConfig(k=2))
+        r = run_episode(task, "llm_planner", pools, client, PlannerConfig.from_params(k=2))
     assert r.success and r.gc == 1.0 and r.metrics["stop_reason"] == "success"
     assert [s.subgoal for s in r.steps] == plan and r.plw == {"sr": 1.0, "gc": 1.0}
     assert r.metrics["per_subgoal"]["calls"] == pytest.approx(1 / len(plan), abs=1e-3)
@@ -41,7 +41,8 @@ def test_no_legal_proposal_is_recorded_not_crashed(task, pools, tmp_path):
     with ScriptedEndpoint(lambda r: " ### ???") as ep, \
             llm_client.LLMClient(ep.settings(), cache_dir=tmp_path) as client:
         # (no Stop on offer: the grounder maps the garbage to it when it is legal)
-        r = run_episode(task, "no_hindsight", pools, client, PlannerConfig(k=2, max_repeat_fails=2, allow_stop=False))
+        r = run_episode(task, "no_hindsight", pools, client,
+                        PlannerConfig.from_params(k=2, max_repeat_fails=2, allow_stop=False))
     assert r.metrics["stop_reason"] == "no_proposal" and all(s.reason == "no legal proposal" for s in r.steps)
     assert r.steps[0].pddl_pred["object_state"] == "none"  # garbage arguments fall back to defaults
 
@@ -76,7 +77,7 @@ def test_a_sub_goal_that_just_failed_is_not_chosen_again(task, pools, tmp_path):
 
     with ScriptedEndpoint(answer) as ep, llm_client.LLMClient(ep.settings(), cache_dir=tmp_path) as client:
         # Free-text proposals (legal_actions off): the failed sub-goal is avoided by a sampled retry.
-        r = run_episode(task, "no_hindsight", pools, client, PlannerConfig(k=2, width=1, max_subgoals=2,
+        r = run_episode(task, "no_hindsight", pools, client, PlannerConfig.from_params(k=2, width=1, max_subgoals=2,
                                                                            legal_actions=False, avoid_repeats=True))
     assert [(s.subgoal, s.ok) for s in r.steps] == [("PutObject Book SideTable", False), ("Navigation Bed", True)]
 
@@ -91,13 +92,13 @@ def test_wandering_between_known_places_ends_the_episode(task, pools, tmp_path):
         return " Navigation Bed" if n % 2 == 0 else " Navigation SideTable"
 
     with ScriptedEndpoint(answer) as ep, llm_client.LLMClient(ep.settings(), cache_dir=tmp_path) as client:
-        cfg = PlannerConfig(k=2, width=1, max_subgoals=30, max_idle=4, legal_actions=False)
+        cfg = PlannerConfig.from_params(k=2, width=1, max_subgoals=30, max_idle=4, legal_actions=False)
         r = run_episode(task, "no_hindsight", pools, client, cfg)
     assert r.metrics["stop_reason"] == "no_progress"
     assert [s.subgoal for s in r.steps][:2] == ["Navigation Bed", "Navigation SideTable"]
     assert len(r.steps) <= 2 + 4 + 2  # a couple of new states, then at most max_idle idle steps
     with ScriptedEndpoint(answer) as ep, llm_client.LLMClient(ep.settings(), cache_dir=tmp_path / "b") as client:
-        r = run_episode(task, "no_hindsight", pools, client, PlannerConfig(k=2, width=1, max_subgoals=12,
+        r = run_episode(task, "no_hindsight", pools, client, PlannerConfig.from_params(k=2, width=1, max_subgoals=12,
                                                                            max_idle=0, legal_actions=False))
     assert r.metrics["stop_reason"] == "max_subgoals" and len(r.steps) == 12
 
@@ -121,7 +122,7 @@ def _constrained_episode(task, pools, tmp_path, answer, **cfg):
     with ScriptedEndpoint(answer) as ep, \
             llm_client.LLMClient(replace(ep.settings(), constrain="grammar"), cache_dir=tmp_path) as client:
         return run_episode(task, "no_hindsight", pools, client,
-                           PlannerConfig(k=2, width=1, max_idle=0, scaffold="full", **cfg))
+                           PlannerConfig.from_params(k=2, width=1, max_idle=0, scaffold="full", **cfg))
 
 
 @pytest.mark.parametrize("avoid", [True, False])

@@ -20,7 +20,7 @@ from planner.search.assembly import make_actor
 from pools.records import Sample
 from tests.planner.helpers import ListIndex
 
-CFG = PlannerConfig(k=2, width=1, max_subgoals=6, scaffold="none")
+CFG = PlannerConfig.from_params(k=2, width=1, max_subgoals=6, scaffold="none")
 
 
 def test_the_probe_asks_with_the_prompt_the_episode_built(task, pools, tmp_path):
@@ -37,18 +37,18 @@ def test_the_probe_asks_with_the_prompt_the_episode_built(task, pools, tmp_path)
     executed = [s.subgoal for s in r.steps]
     assert len(executed) >= 3
     for i in range(len(executed)):
-        state = make_state(task, "on_policy", "", executed[:i], CFG, CFG.seed, {})
+        state = make_state(task, "on_policy", "", executed[:i], CFG, CFG.world.seed, {})
         with ScriptedEndpoint(answer) as ep, \
                 LLMClient(replace(ep.settings(), constrain="grammar"), cache_dir=tmp_path / f"b{i}") as client:
-            actor = make_actor("gt", task, pools, client, CFG, Grounder(CFG.map_threshold))
-            pick = actor_pick(actor, task, state, CFG, CFG.seed)
+            actor = make_actor("gt", task, pools, client, CFG, Grounder(CFG.retrieval.map_threshold))
+            pick = actor_pick(actor, task, state, CFG, CFG.world.seed)
             asked = [q.prompt for q in ep.requests]
         assert asked[0] in episode, f"step {i}: the probe's prompt is not one the episode built"
         assert pick == executed[i]  # same prompt, same constraint: the same answer
 
 
 def test_recovery_states_are_wrong_steps_and_picks_are_scored(task):
-    states = recovery_states(task, 4, CFG, CFG.seed, random.Random(0), {})
+    states = recovery_states(task, 4, CFG, CFG.world.seed, random.Random(0), {})
     assert states and {s.kind for s in states} == {"recovery"}
     for s in states:
         assert len(s.legal) >= 2 and len(s.d_options) == len(s.legal)
@@ -84,15 +84,15 @@ def test_a_pool_that_shows_the_recovery_raises_the_score_on_such_states(task, po
         return " " + (want if want in options else "Stop")
 
     o = task.args.object_target
-    state = make_state(task, "recovery", "refused", [f"PickupObject {o}"], CFG, CFG.seed, {})
+    state = make_state(task, "recovery", "refused", [f"PickupObject {o}"], CFG, CFG.world.seed, {})
     assert state is not None and f"Navigation {o}" in state.legal
     scores = {}
     for name, hind in (("with", _recovery_pool(task)), ("without", [])):
         with_pool = ExamplePools(gt=pools.gt, hind=hind, index_factory=ListIndex)
         with ScriptedEndpoint(answer) as ep, \
                 LLMClient(replace(ep.settings(), constrain="grammar"), cache_dir=tmp_path / name) as client:
-            actor = make_actor("hind", task, with_pool, client, CFG, Grounder(CFG.map_threshold))
-            scores[name] = score(state, actor_pick(actor, task, state, CFG, CFG.seed))
+            actor = make_actor("hind", task, with_pool, client, CFG, Grounder(CFG.retrieval.map_threshold))
+            scores[name] = score(state, actor_pick(actor, task, state, CFG, CFG.world.seed))
     assert scores["with"][0] and scores["with"][2] == 0  # optimal: the walk to the object
     assert not scores["without"][0] and scores["without"][2] > 0
 
@@ -108,7 +108,7 @@ def test_the_full_step_is_run_episode_from_the_state(task, pools, tmp_path):
         return " " + (options[0] if options else "the value is 1/2")
 
     o = task.args.object_target
-    state = make_state(task, "recovery", "refused", [f"PickupObject {o}"], CFG, CFG.seed, {})
+    state = make_state(task, "recovery", "refused", [f"PickupObject {o}"], CFG, CFG.world.seed, {})
     with ScriptedEndpoint(answer) as ep, \
             LLMClient(replace(ep.settings(), constrain="grammar"), cache_dir=tmp_path) as client:
         pick = full_step_pick(task, state, pools, client, CFG, get_variant("no_hindsight"))

@@ -77,7 +77,7 @@ def test_expert_plan_is_shown_exactly_when_show_expert(task, tmp_path, show):
     plan = expert_plan(task, seed=0)
     gt = build_gt_samples([task], seed=0, navigation="expert")[0]
     rollout = _rollout(task, [(plan[0], ""), (_wrong_pick(task), _why(task, [plan[0], _wrong_pick(task)]))])
-    cfg = PlannerConfig(show_expert=show, repair_rounds=0)
+    cfg = PlannerConfig.from_params(show_expert=show, repair_rounds=0)
     expert_text = "Expert: " + "; ".join(plan)
     with ScriptedEndpoint(["Pick the right object.", " Stop", " the value is 0/1"]) as ep:
         client = _client(ep, tmp_path)
@@ -99,7 +99,8 @@ def test_repair_prompt_names_the_failed_step_and_reason_and_verified_sample_keep
     bad_first = f"PutObject {plan[-1].split()[1]} {plan[-1].split()[2]}" if plan[-1].startswith("PutObject") \
         else plan[-1]
     with ScriptedEndpoint([" " + bad_first, " " + "; ".join(plan[1:])]) as ep:
-        done = complete(refl, rollout, task, _client(ep, tmp_path), PlannerConfig(repair_rounds=2, completion="line"),
+        done = complete(refl, rollout, task, _client(ep, tmp_path),
+                        PlannerConfig.from_params(repair_rounds=2, completion="line"),
                         grounder=Grounder(0.6, RejectingMapper))
         prompts = [r.prompt for r in ep.requests]
     assert len(prompts) == 2 and len(done.rounds) == 2
@@ -121,7 +122,8 @@ def test_after_repair_rounds_fail_the_completion_is_unverified_and_not_pooled(ta
     refl = Reflection.new(rollout_id=rollout.id, task_id=task.id, phi="p", think="")
     wrong = _wrong_pick(task)
     with ScriptedEndpoint([" " + wrong, " Navigation Bed", " " + wrong]) as ep:
-        done = complete(refl, rollout, task, _client(ep, tmp_path), PlannerConfig(repair_rounds=2, completion="line"),
+        done = complete(refl, rollout, task, _client(ep, tmp_path),
+                        PlannerConfig.from_params(repair_rounds=2, completion="line"),
                         grounder=Grounder(0.6, RejectingMapper))
         n_calls = len(ep.requests)
         bodies = [r.body for r in ep.requests]
@@ -141,7 +143,8 @@ def test_repair_rounds_zero_is_one_call(task, tmp_path):
     rollout = _rollout(task, [(plan[0], "")])
     refl = Reflection.new(rollout_id=rollout.id, task_id=task.id, phi="p", think="")
     with ScriptedEndpoint([" " + _wrong_pick(task)]) as ep:
-        done = complete(refl, rollout, task, _client(ep, tmp_path), PlannerConfig(repair_rounds=0, completion="line"),
+        done = complete(refl, rollout, task, _client(ep, tmp_path),
+                        PlannerConfig.from_params(repair_rounds=0, completion="line"),
                         grounder=Grounder(0.6, RejectingMapper))
         assert len(ep.requests) == 1
     assert not done.verified and len(done.rounds) == 1
@@ -161,7 +164,7 @@ def test_stepwise_completion_picks_legal_task_steps_and_keeps_the_robots_failure
 
     with ScriptedEndpoint(answer) as ep, llm_client.LLMClient(ep.settings(constrain="grammar"),
                                                               cache_dir=tmp_path) as client:
-        done = complete(refl, rollout, task, client, PlannerConfig(completion="stepwise"), expert=gt)
+        done = complete(refl, rollout, task, client, PlannerConfig.from_params(completion="stepwise"), expert=gt)
         bodies = [r.body for r in ep.requests]
     assert done.verified and done.steps == [plan[0], wrong, *plan[1:]]
     assert done.sample.reasons[1] == why and not any(done.sample.reasons[2:])
@@ -206,8 +209,8 @@ def test_stepwise_guide_offers_no_pick_that_undoes_progress_along_the_expert_pla
     refl = Reflection.new(rollout_id=rollout.id, task_id=task.id, phi="p", think="")
     with ScriptedEndpoint(lambda req: " " + grammar_choices(req.body)[0]) as ep, \
             llm_client.LLMClient(ep.settings(constrain="grammar"), cache_dir=tmp_path) as client:
-        complete(refl, rollout, task, client, PlannerConfig(complete_steps=1, repair_rounds=0, complete_guide=guide),
-                 expert=gt)
+        complete(refl, rollout, task, client,
+                 PlannerConfig.from_params(complete_steps=1, repair_rounds=0, complete_guide=guide), expert=gt)
         first = grammar_choices(ep.requests[0].body)
     assert (f"PutObject {obj} {parent}" in first) == (guide == "none"), first
 
@@ -216,7 +219,7 @@ def test_stepwise_completion_on_another_backend_is_a_clear_error(task, tmp_path)
     rollout = _rollout(task, [(expert_plan(task, seed=0)[0], "")])
     refl = Reflection.new(rollout_id=rollout.id, task_id=task.id, phi="p", think="")
     with pytest.raises(ValueError, match="world.backend: household"):
-        complete(refl, rollout, task, None, PlannerConfig(completion="stepwise", backend="alfworld"))
+        complete(refl, rollout, task, None, PlannerConfig.from_params(completion="stepwise", backend="alfworld"))
 
 
 def test_critic_sample_checked_against_replay(task, tmp_path):
@@ -238,7 +241,7 @@ def test_critic_sample_is_told_the_outcome_exactly_when_critic_outcome(task, tmp
     plan = expert_plan(task, seed=0)
     refl = Reflection.new(rollout_id="r", task_id=task.id, phi="p", think="")
     failed, finished = _rollout(task, [(plan[0], "")]), _rollout(task, [(sg, "") for sg in plan])
-    cfg = PlannerConfig(critic_outcome=outcome)
+    cfg = PlannerConfig.from_params(critic_outcome=outcome)
     with ScriptedEndpoint([" the value is 0/1", " the value is 1/1"]) as ep:
         client = _client(ep, tmp_path)
         critic_sample(failed, refl, task, client, cfg)

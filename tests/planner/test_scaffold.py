@@ -43,7 +43,7 @@ def _episode(task, pools, tmp_path, scaffold: str, **cfg):
     with ScriptedEndpoint(answer) as ep, \
             LLMClient(replace(ep.settings(), constrain="grammar"), cache_dir=tmp_path) as client:
         return run_episode(task, "no_hindsight", pools, client,
-                           PlannerConfig(k=2, width=1, max_subgoals=8, scaffold=scaffold, **cfg))
+                           PlannerConfig.from_params(k=2, width=1, max_subgoals=8, scaffold=scaffold, **cfg))
 
 
 def _forbidden(*_: object, **__: object) -> None:
@@ -94,8 +94,8 @@ def test_a_variant_is_data_and_an_unknown_key_is_named():
     with pytest.raises(ValueError, match="unknown planner variant"):
         get_variant("nope", {"evaluate": {"variants": {}}})
     cfg = PlannerConfig.from_params({"planner": {"scaffold": "none"}}, variant=v)
-    assert cfg.variant == "mine" and cfg.scaffold == "full" and cfg.goal_gate is True
+    assert cfg.variant == "mine" and cfg.scaffold == "full" and cfg.legal.goal_gate is True
     with pytest.raises(ValueError, match="not a key of params.yaml's planner section"):
         PlannerConfig.from_params({}, variant=replace(v, planner={"goal_gates": True}))
     with pytest.raises(ValueError, match="build it with PlannerConfig.from_params"):
-        run_episode(load_tasks("valid_seen")[0], v, ExamplePools(), None, PlannerConfig(scaffold="none"))
+        run_episode(load_tasks("valid_seen")[0], v, ExamplePools(), None, PlannerConfig.from_params(scaffold="none"))

@@ -57,7 +57,7 @@ def _pools() -> ExamplePools:
 
 def test_beam_picks_first_action_of_best_rollout(tmp_path):
     with ScriptedEndpoint(_answer) as ep, _client(ep, tmp_path) as client:
-        cfg = PlannerConfig(k=1, deep_proposals="all")  # the paper: each actor proposes at every depth
+        cfg = PlannerConfig.from_params(k=1, deep_proposals="all")  # the paper: each actor proposes at every depth
         planner = build_planner(FakeTask(), get_variant("hindsight"), _pools(), client, cfg,
                                 grounder=Grounder(0.5, RejectingMapper))
         ctx = StepContext("Put a cold apple in the fridge.", ("Apple", "Fridge"), None, ())
@@ -74,7 +74,7 @@ def test_beam_picks_first_action_of_best_rollout(tmp_path):
 
 def test_width_is_split_between_actors(tmp_path):
     with ScriptedEndpoint(_answer) as ep, _client(ep, tmp_path) as client:
-        cfg = PlannerConfig(k=1, width=4, depth=0)
+        cfg = PlannerConfig.from_params(k=1, width=4, depth=0)
         planner = build_planner(FakeTask(), get_variant("no_adapter"), _pools(), client, cfg,
                                 grounder=Grounder(0.5, RejectingMapper))
         ctx = StepContext("Put a cold apple in the fridge.", ("Apple", "Fridge"), None, ())
@@ -87,7 +87,7 @@ def test_width_is_split_between_actors(tmp_path):
 
 def test_garbage_never_crashes(tmp_path):
     with ScriptedEndpoint(lambda r: "\x00 ###### the value is banana") as ep, _client(ep, tmp_path) as client:
-        planner = build_planner(FakeTask(), get_variant("hindsight"), _pools(), client, PlannerConfig(k=1),
+        planner = build_planner(FakeTask(), get_variant("hindsight"), _pools(), client, PlannerConfig.from_params(k=1),
                                 grounder=Grounder(0.5, RejectingMapper))
         pred = planner.adapter.predict("Put a cold apple in the fridge.", ("Apple",))
         assert pred["object_target"] == "" and pred["object_state"] == "none"
@@ -102,7 +102,7 @@ def test_leave_one_out_never_retrieves_own_sample(tmp_path):
     own_critic = critic("task-under-test", "OWNSAMPLE put a cold apple in the fridge.", ["Navigation Apple"], 0, 3)
     pools = ExamplePools(gt=[own, GT, other], hind=[HIND], critic=[own_critic, CRIT], index_factory=ListIndex)
     with ScriptedEndpoint(_answer) as ep, _client(ep, tmp_path) as client:
-        planner = build_planner(FakeTask(), get_variant("hindsight"), pools, client, PlannerConfig(k=9),
+        planner = build_planner(FakeTask(), get_variant("hindsight"), pools, client, PlannerConfig.from_params(k=9),
                                 leave_out=other.id, grounder=Grounder(0.5, RejectingMapper))
         ctx = StepContext("Put a cold apple in the fridge.", ("Apple", "Fridge"), None, ())
         planner.adapter.predict(ctx.instruction, ctx.seen)
