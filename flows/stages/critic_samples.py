@@ -20,8 +20,9 @@ def plan(params: dict[str, Any], policy: str) -> Planned:
     """The items of stage `critic` and how to run one (rebuilt from params and files on a Dask worker)."""
     inputs = read_reflected(policy)
     n_examples = int(params["relabel"]["critic_examples"])
-    # The relabel keys dvc.yaml declares for the stage, and only those.
-    cfg = PlannerConfig.from_params({"world": params["world"], "relabel": params["relabel"]})
+    # The keys dvc.yaml declares for the stage (world, relabel.*, planner.critic_tokens), and only those.
+    cfg = PlannerConfig.from_params({"world": params["world"], "relabel": params["relabel"],
+                                     "planner": params["planner"]})  # planner.critic_tokens: the answer's cap
 
     def work(client: Any, reflection: dict[str, Any]) -> dict[str, Any]:
         rollout = inputs.rollouts[reflection["rollout_id"]]

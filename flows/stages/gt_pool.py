@@ -9,6 +9,7 @@ from prefect import flow, get_run_logger
 from flows.runtime.params import load_params, on_bad, section, stage_params, subset
 from flows.runtime.stage import StageResult, stage_lock, write_summary
 from flows.runtime.stage_io import GT_POOL, TASKS, read_input, write_pool
+from planner.config import PlannerConfig
 from planner.relabel.gt_samples import draw_gt_pool
 
 
@@ -22,7 +23,8 @@ def gt_pool_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
     pools, world = section(params, "pools"), section(params, "world")
     tasks = read_input(TASKS, "task", policy)
     samples, critics = draw_gt_pool(tasks.records, int(pools["gt_per_type"]), int(world["seed"]),
-                                    split=pools["gt_split"], navigation=str(pools["gt_navigation"]))
+                                    split=pools["gt_split"], navigation=str(pools["gt_navigation"]),
+                                    cfg=PlannerConfig.from_params({"world": world}))
     records = [r.to_dict() for r in [*samples, *critics]]
     used = subset(params, "world", "pools")
     manifest = write_pool("gt_pool", records, used, None, quarantined=len(tasks.rejected))

@@ -85,10 +85,11 @@ def build_gt_pool(tasks: Sequence[Task], seed: int = 0, navigation: str = "objec
 
 
 def draw_gt_pool(rows: Sequence[dict], per_type: int, seed: int = 0, split: str = "train",
-                 navigation: str = "object") -> tuple[list[Sample], list[CriticSample]]:
-    """The gt pool the `gt_pool` stage draws: `per_type` tasks per type of `split` from task rows, stratified."""
+                 navigation: str = "object", cfg: PlannerConfig | None = None) -> tuple[list[Sample], list[CriticSample]]:
+    """The gt pool the `gt_pool` stage draws: `per_type` tasks per type of `split` from task rows, stratified
+    (`cfg`: the world's limits the expert's plans are replayed under)."""
     from household.tasks import get_task
     from pools.select import stratified
 
     chosen = [get_task(r["id"]) for r in stratified(list(rows), per_type, seed, split=split)]
-    return build_gt_pool(chosen, seed=seed, navigation=navigation)
+    return build_gt_pool(chosen, seed=seed, navigation=navigation, cfg=cfg)

@@ -41,6 +41,7 @@ RELABEL_PROMPTS = {"reflect", "complete", "critic"}              # the relabelin
 
 # What each parameter changes: the stages that read it (the next `dvc repro` starts with exactly these).
 # Every key of params.yaml must be here: a new key needs a line saying which stages read it.
+SECTION_PLANNER = {"collect", "probe_reference", "probe"} | EVAL | {"report"}  # the stages declaring `planner`
 RERUNS: dict[str, set[str]] = {
     "world.seed": {"tasks"} | WORLD,
     "world.max_fails": WORLD,
@@ -68,6 +69,7 @@ RERUNS: dict[str, set[str]] = {
     "relabel.complete_guide": {"complete"},
     "relabel.critic_examples": {"critic"},
     "relabel.critic_outcome": {"critic"},
+    "planner.critic_tokens": SECTION_PLANNER | {"critic"},  # the critic-sample answer's cap too
     "relabel.keep_unverified": {"pool"},
     "relabel.show_expert": RELABEL_PROMPTS,
     "relabel.collapse_repeats": RELABEL_PROMPTS,
@@ -102,7 +104,7 @@ SECTION_RERUNS = {  # every other key of these sections is read by every stage t
     "collect": {"collect"},
     "llm": LLM | {"report"},
     "retrieval": {"collect", "complete", "probe_reference", "probe"} | EVAL | {"report"},
-    "planner": {"collect", "probe_reference", "probe"} | EVAL | {"report"},
+    "planner": SECTION_PLANNER,
 }
 # One code file per stage (its flow), and shared code: every stage that imports it.
 CODE_RERUNS: dict[str, set[str]] = {
