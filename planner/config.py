@@ -26,8 +26,8 @@ from planner.variants import Variant
 # StageParams holds those, read from dvc.yaml by flows.runtime.declared, and raises on a read of any other), which
 # DVC tracks; a default fills only a key the stage does not declare, which its code must not use, so a change to it
 # cannot change the stage's output. StageParams cannot see a read through a default: a stage whose code comes to use
-# a key must declare it (and pass it). The scaffold's keys (planner.scaffold.deviations, kind 'scaffold') read `auto` there
-# and follow `scaffold`.
+# a key must declare it (and pass it). The scaffold's keys (planner.scaffold.deviations, kind 'scaffold') read `auto`
+# there and follow `scaffold`.
 PARAMS_YAML = Path(__file__).resolve().parents[1] / "params.yaml"
 DEFAULT_PARAMS: dict[str, Any] = yaml.safe_load(PARAMS_YAML.read_text(encoding="utf-8"))
 
@@ -174,6 +174,14 @@ class WorldConfig(Part):
     alfworld_games: str
 
 
+def _check_flat(keys: Mapping[str, Any]) -> None:
+    """Raise a ValueError naming the first key that is neither a part's params key nor `variant` / `scaffold`."""
+    for key in keys:
+        if key not in TOP and key not in ROUTE:
+            raise ValueError(f"PlannerConfig: {key!r} is not a params key of the planner (known: "
+                             f"{', '.join(sorted([*TOP, *ROUTE]))})")
+
+
 @dataclass(frozen=True)
 class PlannerConfig:
     """Everything the planner reads: a frozen view of the params it is given (params.yaml's `planner`, `retrieval`
@@ -234,10 +242,7 @@ class PlannerConfig:
         for key in WorldConfig.keys():
             if key in world:
                 values[key] = world[key]
-        for key in overrides:
-            if key not in TOP and key not in ROUTE:
-                raise ValueError(f"PlannerConfig: {key!r} is not a params key of the planner (known: "
-                                 f"{', '.join(sorted([*TOP, *ROUTE]))})")
+        _check_flat(overrides)
         values.update(overrides)
         return cls(**{k: v for k, v in values.items() if k in TOP},
                    **{name: part(**{k: v for k, v in values.items() if ROUTE.get(k) == name})
@@ -246,10 +251,7 @@ class PlannerConfig:
     def replace(self, **changes: Any) -> "PlannerConfig":
         """This configuration with some keys changed (flat params key names, routed to their parts; `variant`,
         `scaffold`); scaffold keys already resolved keep their values."""
-        for key in changes:
-            if key not in TOP and key not in ROUTE:
-                raise ValueError(f"PlannerConfig: {key!r} is not a params key of the planner (known: "
-                                 f"{', '.join(sorted([*TOP, *ROUTE]))})")
+        _check_flat(changes)
         parts = {name: dataclasses.replace(getattr(self, name), **{k: v for k, v in changes.items()
                                                                   if ROUTE.get(k) == name})
                  for name in {ROUTE[k] for k in changes if k in ROUTE}}
@@ -263,12 +265,12 @@ class PlannerConfig:
         return self.replace(max_subgoals=int(cap))
 
     def as_dict(self) -> dict[str, Any]:
-        """Return the configuration as plain JSON: one flat dict of params key names (`variant` first), in the
-        order of FLAT_ORDER, then any key it does not list."""
+        """Return the configuration as plain JSON: one flat dict of params key names (`variant`, `scaffold`, then each
+        part's keys in its order)."""
         flat: dict[str, Any] = {k: getattr(self, k) for k in TOP}
         for name in PARTS:
             flat.update(dataclasses.asdict(getattr(self, name)))
-        return {**{k: flat[k] for k in FLAT_ORDER if k in flat}, **flat}
+        return flat
 
 
 # The parts, by field of PlannerConfig, and which part holds each params key (from the parts' own fields: each key is
@@ -296,13 +298,3 @@ SECTIONS = ("planner", "retrieval", "relabel")
 KNOWN: dict[str, set[str]] = {section: {k for k, name in ROUTE.items() if PARTS[name].SECTION == section}
                               for section in SECTIONS}
 KNOWN["planner"].add("scaffold")
-# as_dict's key order: the flat dataclass's field order before the parts (a serialised config keeps its bytes).
-FLAT_ORDER: tuple[str, ...] = tuple((
-    "variant scaffold beam width depth generator reuse_plans plan_steps max_subgoals max_repeat_fails max_idle "
-    "avoid_repeats avoid_tried retry_samples adapter_every_step actor_tokens adapter_tokens critic_tokens "
-    "legal_actions nav_targets deep_proposals legal_scope nav_scope goal_gate allow_stop adapter_observes adapter_options "
-    "adapter_min_share adapter_order adapter_container_with adapter_lamp_word adapter_slice_word adapter_drop_absent "
-    "adapter_drop_sibling k map_threshold adapter_k prompt_tokens think_tokens complete_steps complete_tokens "
-    "keep_unverified show_expert repair_rounds collapse_repeats repair_temperature completion complete_classes "
-    "complete_guide critic_outcome critic_examples seed max_fails max_steps explore_budget backend alfworld_games"
-).split())
