@@ -29,7 +29,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from planner.llm import LLMClient, LLMSettings  # noqa: E402
+from planner.llm.client import LLMClient  # noqa: E402
+from planner.llm.settings import LLMSettings  # noqa: E402
 from planner.llm.embedded import stop_owned_servers  # noqa: E402
 from planner.llm.registry import running_server  # noqa: E402
 

@@ -79,7 +79,8 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _ask(args: argparse.Namespace) -> int:
-    from planner.llm import LLMClient, LLMError
+    from planner.llm.client import LLMClient
+    from planner.llm.errors import LLMError
 
     _logging(logging.INFO)
     try:

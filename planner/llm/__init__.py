@@ -8,9 +8,3 @@ back (garbage yields None/[]).
 May import: pools.
 Nothing else of planner/: llm/ is at the bottom of it.
 """
-from planner.llm.client import LLMClient, LLMResponse
-from planner.llm.errors import LLMError
-from planner.llm.settings import ROLES, LLMSettings
-from planner.llm.usage import Usage
-
-__all__ = ["LLMClient", "LLMResponse", "LLMError", "LLMSettings", "ROLES", "Usage"]

@@ -10,7 +10,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from planner.llm import LLMClient, LLMSettings
+from planner.llm.client import LLMClient
+from planner.llm.settings import LLMSettings
 from planner.llm.constrain import Constraint, ConstraintError
 from planner.llm.scripted import ScriptedEndpoint
 

@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from planner.llm import LLMClient, LLMError, LLMSettings
+from planner.llm.client import LLMClient
+from planner.llm.errors import LLMError
+from planner.llm.settings import LLMSettings
 from planner.llm.scripted import Fault, Reply, ScriptedEndpoint
 
 

@@ -6,7 +6,8 @@ from typing import Iterator
 
 import pytest
 
-from planner.llm import LLMClient, LLMSettings
+from planner.llm.client import LLMClient
+from planner.llm.settings import LLMSettings
 from planner.llm.presets import ModelChecksumError, PRESETS, ensure_model, verify_model
 from planner.llm.embedded import ensure_server, stop_owned_servers
 from planner.llm.registry import running_server

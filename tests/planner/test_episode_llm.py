@@ -18,7 +18,8 @@ MODEL = "gemma3-270m"
 
 @pytest.fixture(scope="module")
 def gemma(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
-    from planner.llm import LLMClient, LLMSettings
+    from planner.llm.client import LLMClient
+    from planner.llm.settings import LLMSettings
     from planner.llm.embedded import stop_owned_servers
 
     cache: Path = tmp_path_factory.mktemp("planner-llm")
