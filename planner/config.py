@@ -154,6 +154,8 @@ class RelabelConfig(Part):
     show_expert: bool
     repair_rounds: int
     collapse_repeats: bool
+    trim_loops: bool
+    pool_clean: bool
     repair_temperature: float
     completion: str
     complete_classes: str

@@ -101,3 +101,28 @@ def test_adapter_target() -> None:
     assert m.missed_targets({"lexicon": {"accuracy": {"object_target": 0.89}}})
     assert m.missed_targets({"lexicon": {"accuracy": {"object_target": 0.5}}}, tuned_on=False) == []  # held out
     assert m.missed_targets(res, "other") == []                          # not run: nothing to judge
+
+
+def test_pool_curve_target_and_pairs() -> None:
+    m = bench("bench_pool_curve")
+    point = {"practice": {"by_planner": {"none": {"rollouts": 35, "succeeded": 2}}},
+             "stage_seconds": {"collect": 6000.0, "reflect": 600.0, "complete": 1800.0, "critic": 300.0, "pool": 5.0,
+                               "probe": 9000.0}}
+    assert m.practice_seconds(point) == 8705.0  # the probe is not part of it
+    assert m.missed_targets({35: point}, cold=True) == []
+    slow = {**point, "stage_seconds": {**point["stage_seconds"], "collect": 7000.0}}
+    assert m.missed_targets({35: slow}, cold=True)                 # 2.70 h > 2.5 h
+    assert m.missed_targets({35: point, 7: point}, cold=True)      # each point pays its new runs: summed
+    assert m.missed_targets({35: slow}, cold=False) == []          # a warm workspace is not a measurement
+    few = {**slow, "practice": {"by_planner": {"none": {"rollouts": 21, "succeeded": 0}}}}
+    assert m.missed_targets({21: few}, cold=True) == []            # under 35 paper runs: the target does not apply
+    # Paired against the empty pool: the same states at both points, task-resampled.
+    picks = lambda opt: [{"state_id": f"s{i}", "config": "actor_hind", "task_id": f"t{i % 4}", "task_type": "x",  # noqa: E731
+                          "kind": "recovery", "optimal": o, "regret": 0 if o else 1, "progress": 0}
+                         for i, o in enumerate(opt)]
+    points = {0: {"picks": picks([False] * 8)}, 7: {"picks": picks([True, False] * 4)},
+              35: {"picks": picks([True] * 8)}}
+    figs = m.figures(points, samples=200)
+    assert figs[35]["vs_0"]["table"] == {"both": 0, "only_a": 8, "only_b": 0, "neither": 0}
+    assert figs[35]["vs_7"]["optimal_diff"] == 0.5 and "vs_0" not in figs[0]
+    assert figs[7]["actor_hind"]["optimal"] == 0.5

@@ -19,12 +19,23 @@ from pools.jsonl import atomic_write_text
 RELABEL_ROLES = ("reflect", "complete", "critic_sample")
 
 
-def select(completions: list[dict[str, Any]], critics: list[dict[str, Any]], keep_unverified: bool
-           ) -> list[dict[str, Any]]:
-    """Hindsight actor samples (verified unless keep_unverified) and verified critic samples, deduplicated by id."""
+def succeeded_runs(rollouts: list[dict[str, Any]]) -> set[str]:
+    """The ids of the practice rollouts that reached the goal."""
+    return {r["id"] for r in rollouts if r["success"]}
+
+
+def is_clean(sample: dict[str, Any], succeeded: set[str]) -> bool:
+    """A hindsight actor sample that is a clean success: its practice run reached the goal and no step failed."""
+    return sample["source"] in succeeded and not any(sample.get("reasons") or [])
+
+
+def select(completions: list[dict[str, Any]], critics: list[dict[str, Any]], keep_unverified: bool,
+           pool_clean: bool = True, succeeded: set[str] = frozenset()) -> list[dict[str, Any]]:
+    """Hindsight actor samples (verified unless keep_unverified; clean successes of `succeeded` runs only with
+    pool_clean) and verified critic samples, deduplicated by id."""
     out: dict[str, dict[str, Any]] = {}
     for c in completions:
-        if c["verified"] or keep_unverified:
+        if (c["verified"] or keep_unverified) and (pool_clean or not is_clean(c["sample"], succeeded)):
             out[c["sample"]["id"]] = c["sample"]
     for s in critics:
         if s["verified"] or keep_unverified:
@@ -41,12 +52,11 @@ def material(samples: list[dict[str, Any]], rollouts: list[dict[str, Any]]) -> d
     """What the pooled hindsight actor samples hold: recovery material (a failed step, or a practice run that did
     not reach the goal, followed by a completion that does) against clean successes (the run itself succeeded and
     no step failed)."""
-    succeeded = {r["id"] for r in rollouts if r["success"]}
+    succeeded = succeeded_runs(rollouts)
     out = {"recovery": 0, "clean": 0}
     for s in samples:
         if s["kind"] == "hindsight":
-            clean = s["source"] in succeeded and not any(s.get("reasons") or [])
-            out["clean" if clean else "recovery"] += 1
+            out["clean" if is_clean(s, succeeded) else "recovery"] += 1
     return out
 
 
@@ -79,15 +89,16 @@ def pool_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
     log = get_run_logger()
     completions = read_input(COMPLETIONS, "completion", policy)
     critics = read_input(CRITIC_SAMPLES, "critic_sample", policy)
-    keep = bool(params["relabel"]["keep_unverified"])
-    records = select(completions.records, critics.records, keep)
+    keep, pool_clean = bool(params["relabel"]["keep_unverified"]), bool(params["relabel"]["pool_clean"])
+    rollouts = read_input(ROLLOUTS, "rollout", policy).records
+    records = select(completions.records, critics.records, keep, pool_clean, succeeded_runs(rollouts))
     quarantined = len(completions.rejected) + len(critics.rejected)
     # Who made what: the planner roles of the rollouts and the relabeling roles (the endpoint URL itself is not
     # copied into the manifest: it may carry credentials; the model id keeps only host and path).
-    rollouts = read_input(ROLLOUTS, "rollout", policy).records
     models = role_models(params["llm"], [*rollout_roles(rollouts), *RELABEL_ROLES])
-    manifest = write_pool("pool", records, {"relabel": {"keep_unverified": keep}, "practice": practice(rollouts),
-                                            "material": material(records, rollouts)}, models, quarantined)
+    manifest = write_pool("pool", records, {"relabel": {"keep_unverified": keep, "pool_clean": pool_clean},
+                                            "practice": practice(rollouts), "material": material(records, rollouts)},
+                          models, quarantined)
     rows = [{"task_type": t, "kind": k, "count": n}
             for (t, k), n in sorted(Counter((r["task_type"], r["kind"]) for r in records).items())]
     atomic_write_text(path("plots/pool_composition.json"), json.dumps(rows, indent=1) + "\n")

@@ -55,6 +55,28 @@ def robot_trace(rollout: Rollout, collapse_repeats: bool = True) -> list[tuple[s
     return out
 
 
+def trim_loops(task: Task, scene: Scene, seed: int, cfg: PlannerConfig, trace: Sequence[tuple[str, str]]
+               ) -> list[tuple[str, str]]:
+    """The trace without its no-progress loops: a stretch of steps after which the world is back in a state it was
+    in before (walk away and back, open and close a drawer) is cut, and so is a step that ran but changed nothing.
+    Failed steps that are not inside such a stretch stay, with the world's reason: they are the recovery material.
+    The state is the world's own (where every object is, what is open or on, where the agent stands, its hands);
+    the trimmed trace reaches the same state as the whole one, and the completion is verified by replay anyway."""
+    env = new_env(task, cfg, seed, scene)
+    states = [env.world_state()]  # states[i]: the world after kept[:i]
+    kept: list[tuple[str, str]] = []
+    for sg, _ in trace:
+        res = env.step(sg)
+        now = env.world_state()
+        if res.ok and now in states:  # back where the trace already was: the loop since its last time there goes
+            cut = len(states) - 1 - states[::-1].index(now)
+            del kept[cut:], states[cut + 1:]
+            continue
+        kept.append((sg, "" if res.ok else res.reason or "failed"))
+        states.append(now)
+    return kept
+
+
 def robot_text(rollout: Rollout, collapse_repeats: bool = True) -> str:
     """The rollout as the relabeling prompts show it: executed sub-goals, failures with the world's reason."""
     return trace_text(robot_trace(rollout, collapse_repeats)) or "(nothing)"
@@ -93,8 +115,14 @@ def complete(reflection: Reflection, rollout: Rollout, task: Task, client: Any, 
         # Each pick replays every option from the task's start: milliseconds in ours, minutes in ALFWorld's engine.
         raise ValueError(f"relabel.completion: stepwise replays every option in the world and needs "
                          f"world.backend: household (not {cfg.world.backend!r}); use relabel.completion: line there")
+    if cfg.relabel.trim_loops and cfg.world.backend != "household":
+        raise ValueError(f"relabel.trim_loops: true compares the world's full state after each step and needs "
+                         f"world.backend: household (not {cfg.world.backend!r}); set it false there")
     grounder = grounder or Grounder(cfg.retrieval.map_threshold)
+    scene = build_scene(task, rollout.seed)  # every round's replay starts from this one scene
     trace = robot_trace(rollout, cfg.relabel.collapse_repeats)
+    if cfg.relabel.trim_loops:
+        trace = trim_loops(task, scene, rollout.seed, cfg, trace)
     base = render("complete", examples=join_examples(actor_example(s, show_args=False) for s in examples),
                   phi=reflection.phi, expert=_expert_line(expert, cfg), think=reflection.think or "none", done="")
     # The classes the task and (when shown) the expert's plan name: a stepwise pick is one of the legal sub-goals
@@ -103,7 +131,6 @@ def complete(reflection: Reflection, rollout: Rollout, task: Task, client: Any, 
     if expert is not None and cfg.relabel.show_expert:
         named += classes_of(w for sg in expert.steps for w in sg.split()[1:])
     classes = named + classes_of(w for sg, _ in trace for w in sg.split()[1:])
-    scene = build_scene(task, rollout.seed)  # every round's replay starts from this one scene
     rounds: list[dict[str, Any]] = []
     kept = list(trace)  # what the next round continues: the robot's trace, then each round's replayed part
     best: tuple[list[str], dict[str, Any]] | None = None

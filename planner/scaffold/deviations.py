@@ -4,7 +4,8 @@ Kinds:
 - `scaffold`: a rule that adds task knowledge beyond the few shots (our goal gate, argument scopes, the adapter's word
   rules and train-wide counts). In params.yaml such a key reads `auto`: it follows `planner.scaffold` (`none` = the
   paper's value, `full` = ours). A value a user sets wins over the switch.
-- `size`: the paper's scale, cut to fit a 2-core laptop (`profiles/paper.yaml` sets the paper's value).
+- `size`: the paper's scale, cut to fit a 2-core laptop (`profiles/paper.yaml` sets the paper's value, or
+  `profiles/paper_endpoint.yaml` where paper.yaml keeps a laptop's size).
 - `cost`: a cut in LLM calls or wall time that changes the rollouts; ours under both planners.
 - `ours`: a design of ours instead of the paper's or beyond it (constrained decoding, the relabeling that verifies);
   ours under both planners.
@@ -77,7 +78,7 @@ DEVIATIONS: tuple[Deviation, ...] = (
          "a parent or lamp a walk did not find is no longer offered to the adapter"),
     _row("planner.adapter_drop_sibling", False, True, "scaffold",
          "an object a walk did not find is no longer offered once a namesake class is seen"),
-    # The paper's scale, cut for a laptop (profiles/paper.yaml restores it).
+    # The paper's scale, cut for a laptop (profiles/paper.yaml restores it; paper_endpoint.yaml the practice runs).
     _row("pools.gt_per_type", 20, 2, "size", "ground-truth trajectories per task type (paper: 140 in all)"),
     _row("collect.per_type", 20, 1, "size", "practice runs per task type (paper: every ground-truth task)"),
     _row("collect.max_subgoals", 30, 16, "cost", "a practice run ends after 16 sub-goals, about the longest mean "
@@ -147,6 +148,8 @@ FAITHFUL: dict[str, Any] = {
     "pools.gt_split": "train",
     "collect.variant": "the hindsight planner (both actors)",
     "relabel.show_expert": True,
+    "relabel.trim_loops": False,
+    "relabel.pool_clean": True,
 }
 # Keys whose value is a structure, not a scalar the registry can compare.
 STRUCTURED = frozenset({"collect.variant"})

@@ -71,6 +71,8 @@ RERUNS: dict[str, set[str]] = {
     "relabel.critic_outcome": {"critic"},
     "planner.critic_tokens": SECTION_PLANNER | {"critic"},  # the critic-sample answer's cap too
     "relabel.keep_unverified": {"pool"},
+    "relabel.pool_clean": {"pool"},
+    "relabel.trim_loops": {"complete"},
     "relabel.show_expert": RELABEL_PROMPTS,
     "relabel.collapse_repeats": RELABEL_PROMPTS,
     "evaluate.variants": {"evaluate@no_hindsight", "report"},  # a variant added: only its evaluation runs

@@ -88,16 +88,28 @@ def test_deviations_table_is_the_registrys() -> None:
     assert block.group(1) == markdown_table(), "docs/deviations.md is stale: `hindsight deviations --md`"
 
 
+def _profile(name: str) -> dict[str, Any]:
+    return yaml.safe_load((ROOT / "profiles" / name).read_text(encoding="utf-8"))
+
+
 def test_paper_profile_holds_the_papers_values() -> None:
-    profile = yaml.safe_load((ROOT / "profiles" / "paper.yaml").read_text(encoding="utf-8"))
+    # paper.yaml is the paper's setup sized for a laptop; paper_endpoint.yaml, applied after it, restores the sizes
+    # it cuts (and only those): together they hold every paper value of the registry.
+    profile, endpoint = _profile("paper.yaml"), _profile("paper_endpoint.yaml")
+    merged = {s: {**(profile.get(s) or {}), **(endpoint.get(s) or {})} for s in {*profile, *endpoint}}
     for section, values in paper_profile().items():
         for key, value in values.items():
-            assert profile[section][key] == value, f"profiles/paper.yaml {section}.{key}: want the paper's {value!r}"
+            assert merged[section][key] == value, f"profiles/paper*.yaml {section}.{key}: want the paper's {value!r}"
     for section in SECTIONS:
         for key, value in (profile.get(section) or {}).items():
             row = BY_KEY.get(f"{section}.{key}")
-            assert row is None or row.kind not in ("scaffold", "size") or value == row.paper, \
+            restored = key in (endpoint.get(section) or {})
+            assert row is None or row.kind not in ("scaffold", "size") or value == row.paper or restored, \
                 f"profiles/paper.yaml sets {section}.{key}={value!r}, not the paper's {row.paper!r}"
+        for key in endpoint.get(section) or {}:
+            row = BY_KEY.get(f"{section}.{key}")
+            assert row is not None and row.kind == "size", \
+                f"profiles/paper_endpoint.yaml may restore only the paper's sizes, not {section}.{key}"
     for name, definition in profile["evaluate"]["variants"].items():
         scaffold = (definition.get("planner") or {}).get("scaffold", "none")
         assert scaffold == "none", f"profiles/paper.yaml variant {name} runs the scaffold"

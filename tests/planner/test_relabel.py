@@ -12,7 +12,8 @@ from planner.config import PlannerConfig
 from planner.llm.scripted import Request, ScriptedEndpoint, grammar_choices
 from planner.loop.replay import replay
 from planner.relabel.gt_samples import build_gt_critic_samples, build_gt_samples
-from planner.relabel.stages import complete, critic_sample, reflect, robot_trace
+from household.scene import build_scene
+from planner.relabel.stages import complete, critic_sample, reflect, robot_trace, trim_loops
 from planner.retrieval.grounding import Grounder
 from pools.records import Reflection, Rollout, StepRecord
 from tests.planner.helpers import RejectingMapper
@@ -273,3 +274,37 @@ def test_reasons_must_match_steps():
                       reasons=[""])
     assert plain.id == same.id and same.reasons == []
     assert dataclasses.asdict(plain)["reasons"] == []
+
+
+def test_trim_loops_cuts_walks_away_and_back_and_keeps_the_failures(task):
+    plan = expert_plan(task, seed=0)
+    wrong = _wrong_pick(task)
+    why = _why(task, [plan[0], wrong])
+    away = next(sg for sg in plan[1:] if sg.startswith("Navigation ") and sg != plan[0])
+    trace = [(plan[0], ""), (wrong, why), (away, ""), (plan[0], ""), (plan[0], ""), (plan[1], "")]
+    trimmed = trim_loops(task, build_scene(task, 0), 0, PlannerConfig(), trace)
+    # The walk away and back is a loop; the failed pickup before it is kept with the world's reason.
+    assert trimmed == [(plan[0], ""), (wrong, why), (plan[1], "")]
+    assert replay(task, [sg for sg, _ in trimmed])["met"] == replay(task, [sg for sg, _ in trace])["met"]
+
+
+@pytest.mark.parametrize("trim", [True, False])
+def test_completion_continues_the_trimmed_trace_exactly_when_trim_loops(task, tmp_path, trim):
+    plan = expert_plan(task, seed=0)
+    away = next(sg for sg in plan[1:] if sg.startswith("Navigation ") and sg != plan[0])
+    rollout = _rollout(task, [(plan[0], ""), (away, ""), (plan[0], "")])
+    refl = Reflection.new(rollout_id=rollout.id, task_id=task.id, phi="p", think="")
+    with ScriptedEndpoint(lambda req: " " + grammar_choices(req.body)[0]) as ep, \
+            llm_client.LLMClient(ep.settings(constrain="grammar"), cache_dir=tmp_path) as client:
+        done = complete(refl, rollout, task, client,
+                        PlannerConfig.from_params(complete_steps=1, repair_rounds=0, trim_loops=trim))
+    head = [plan[0]] if trim else [plan[0], away, plan[0]]
+    assert done.steps[:len(head)] == head and len(done.steps) == len(head) + 1
+
+
+def test_trim_loops_on_another_backend_is_a_clear_error(task):
+    rollout = _rollout(task, [(expert_plan(task, seed=0)[0], "")])
+    refl = Reflection.new(rollout_id=rollout.id, task_id=task.id, phi="p", think="")
+    with pytest.raises(ValueError, match="trim_loops"):
+        complete(refl, rollout, task, None, PlannerConfig.from_params(completion="line", trim_loops=True,
+                                                                      backend="alfworld"))

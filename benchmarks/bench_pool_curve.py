@@ -1,0 +1,261 @@
+"""The learning curve of the hindsight pool: the probe's figures at hindsight pools built from 0, 7, 21 and 35 nested
+practice runs of the paper's planner (collect.per_type 0, 1, 3, 5 under profiles/paper.yaml), one DVC experiment of
+the pipeline per point, all with the same gt pool.
+
+    .venv/bin/python benchmarks/bench_pool_curve.py [--points 0,1,3,5] [--profile profiles/paper.yaml]
+        [--workspace DIR] [--set KEY=VALUE ...] [--out FILE] [--json]
+
+The workspace is a copy of the checkout made as its own git repository (bench_pipeline.project_copy), or --workspace
+names one an earlier run made: its DVC cache and LLM response cache are kept, so a point already run costs nothing.
+Each point is `dvc exp run -n curve-<runs> <profile> <probe size> <--set ...> -S collect.per_type=<N> probe`, the
+smallest first: the practice sets are nested (the first N gt tasks of each type, by id) and a practice run reads only
+the gt pool, so a larger point's practice runs and relabeling calls that a smaller point made are answered from the
+response cache, and each point pays only for its new runs. Only the hindsight pool differs between points; the
+probe's states, Actor_gt's answers and the random floor are the same at every point (computed once).
+
+Prints per point: practice runs (by the planner that made them: `none` = the paper's, `full` = the scaffold) and how
+many succeeded, completions verified (the relabeling yield), the pool (hindsight actor samples: recovery material /
+clean successes; critic samples), the wall seconds of the practice and relabeling stages (what the point's run
+paid: its new runs), and the probe:
+Actor_hind's optimal-pick rate and mean regret with 95% task-resampled intervals, the paper planner's full step on
+its subset of states, and Actor_hind paired against the same probe at the empty pool (point 0) and at 7 runs (the
+default make run's practice count), with McNemar's p. Target (issue 28): on a cold workspace, at least 35
+practice runs of the paper's planner and their relabeling within 2.5 hours (the points' practice and relabeling
+seconds summed: on nested points that is what the largest point costs from cold); exit 1 on a miss.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.bench_pipeline import project_copy  # noqa: E402
+from benchmarks.results import revision  # noqa: E402
+from flows.cli.cmd_profile import flatten  # noqa: E402
+from pools.probe_metrics import paired, summary  # noqa: E402
+from testing.harness import prefect_server  # noqa: E402
+
+import yaml  # noqa: E402
+
+# The probe at every point: ~200 states of 14 valid_seen tasks (recovery states and on-policy states of the paper's
+# planner without hindsight), answered by Actor_gt, Actor_hind, the random floor and, on 20 of them, the full step.
+PROBE = {"probe.per_type": 2, "probe.states_per_task": 20, "probe.reference_tasks": 8, "probe.on_policy_per_task": 8,
+         "probe.configs": ["actor_gt", "actor_hind", "random", "full_step"], "probe.full_step_states": 20}
+STAGES = ("collect", "reflect", "complete", "critic", "pool", "probe")
+PICK_KEYS = ("state_id", "config", "task_id", "task_type", "kind", "optimal", "regret", "progress")
+DEFAULT_RUNS = 7  # the default make run's practice runs (collect.per_type 1)
+TYPES = 7  # ALFRED's task types: a point's practice runs are collect.per_type x 7
+# Issue 28: at least 35 practice runs by the paper's planner, and their relabeling, within 2.5 hours on 2 cores.
+TARGET_RUNS, TARGET_SECONDS = 35, 2.5 * 3600
+RELABEL = ("collect", "reflect", "complete", "critic", "pool")
+
+
+def practice_seconds(point: dict[str, Any]) -> float:
+    """Wall seconds of the practice and relabeling stages (collect to pool) of one point's run."""
+    return float(sum(point["stage_seconds"].get(s) or 0 for s in RELABEL))
+
+
+def missed_targets(points: dict[int, dict[str, Any]], cold: bool) -> list[str]:
+    """The profile's target, when the workspace started cold (empty caches): the largest point's practice runs by
+    the paper's planner against the practice and relabeling seconds of all points (each paid for its new runs)."""
+    largest = points[max(points)]
+    paper = ((largest.get("practice") or {}).get("by_planner") or {}).get("none", {}).get("rollouts", 0)
+    secs = sum(practice_seconds(p) for p in points.values())
+    if cold and paper >= TARGET_RUNS and secs > TARGET_SECONDS:
+        return [f"{paper} practice runs of the paper's planner and their relabeling took {secs / 3600:.2f} h > "
+                f"{TARGET_SECONDS / 3600:.1f} h"]
+    return []
+
+
+def dvc_args(settings: dict[str, Any]) -> list[str]:
+    """`-S key=value` arguments (JSON values, as `hindsight profile` prints them)."""
+    out = []
+    for key, value in settings.items():
+        out += ["-S", f"{key}={value if isinstance(value, str) else json.dumps(value, separators=(',', ':'))}"]
+    return out
+
+
+def point_settings(profile: Path, per_type: int, extra: dict[str, Any]) -> dict[str, Any]:
+    """The params one point sets: the profile, the probe's size, the user's --set, and the practice count."""
+    settings = dict(flatten(yaml.safe_load(profile.read_text(encoding="utf-8"))))
+    settings.update(PROBE)
+    settings.update(extra)
+    settings["collect.per_type"] = per_type
+    return settings
+
+
+def read_point(ws: Path) -> dict[str, Any]:
+    """What one experiment left in the workspace: pool manifest, relabeling yield, stage seconds, probe picks."""
+    manifest = json.loads((ws / "data/pools/hindsight.manifest.json").read_text())
+    completions = [json.loads(line) for line in (ws / "data/relabel/completions.jsonl").read_text().splitlines()
+                   if line.strip()]
+    pool = [json.loads(line) for line in (ws / "data/pools/hindsight.jsonl").read_text().splitlines() if line.strip()]
+    by_type: dict[str, int] = {}
+    for s in pool:
+        if s["kind"] == "hindsight":
+            by_type[s["task_type"]] = by_type.get(s["task_type"], 0) + 1
+    seconds = {}
+    for stage in STAGES:
+        f = ws / "details/stages" / f"{stage}.json"
+        if f.is_file():
+            seconds[stage] = json.loads(f.read_text()).get("seconds")
+    picks = [{k: p[k] for k in PICK_KEYS} for p in
+             (json.loads(line) for line in (ws / "data/probe/picks.jsonl").read_text().splitlines() if line.strip())]
+    return {"practice": manifest.get("practice"), "material": manifest.get("material"),
+            "by_kind": manifest.get("by_kind"), "hindsight_by_type": dict(sorted(by_type.items())),
+            "completions": len(completions), "verified": sum(bool(c["verified"]) for c in completions),
+            "stage_seconds": seconds, "picks": picks}
+
+
+def figures(points: dict[int, dict[str, Any]], samples: int = 10000, seed: int = 0) -> dict[int, dict[str, Any]]:
+    """Per point: Actor_hind's and the full step's figures, and Actor_hind paired with point 0 and with 7 runs."""
+    hind = {n: [p for p in pt["picks"] if p["config"] == "actor_hind"] for n, pt in points.items()}
+    out: dict[int, dict[str, Any]] = {}
+    for n, pt in points.items():
+        row: dict[str, Any] = {}
+        for config in ("actor_hind", "full_step", "actor_gt", "random"):
+            rows = [p for p in pt["picks"] if p["config"] == config]
+            if rows:
+                s = summary(config, rows, samples, seed)
+                row[config] = {k: s[k] for k in ("states", "tasks", "optimal", "optimal_ci", "regret", "regret_ci")}
+        for ref in (0, DEFAULT_RUNS):
+            if ref in hind and ref != n and hind[n]:
+                row[f"vs_{ref}"] = paired(f"actor_hind@{n}", hind[n], f"actor_hind@{ref}", hind[ref], samples, seed)
+        out[n] = row
+    return out
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.0f}%"
+
+
+def table(points: dict[int, dict[str, Any]], figs: dict[int, dict[str, Any]]) -> str:
+    """The curve as text, smallest point first."""
+    lines = [f"{'runs':>4} {'practice (planner: ok/runs)':<28} {'verified':>8} {'hind':>4} {'recov/clean':>11} "
+             f"{'critic':>6} {'practice+relabel s':>18} {'Actor_hind optimal':>24} {'regret':>17} "
+             f"{'full step':>20} {'vs 0 (diff, p)':>22} {'vs 7 (diff, p)':>22}"]
+    for n in sorted(points):
+        pt, fg = points[n], figs[n]
+        by = (pt["practice"] or {}).get("by_planner") or {}
+        who = ", ".join(f"{k}: {v['succeeded']}/{v['rollouts']}" for k, v in by.items()) or "-"
+        secs = practice_seconds(pt)
+        h, f = fg.get("actor_hind"), fg.get("full_step")
+        hind = f"{_pct(h['optimal'])} [{_pct(h['optimal_ci'][0])}, {_pct(h['optimal_ci'][1])}] n={h['states']}" \
+            if h else "-"
+        regret = f"{h['regret']:.2f} [{h['regret_ci'][0]:.2f}, {h['regret_ci'][1]:.2f}]" if h else "-"
+        full = f"{_pct(f['optimal'])} [{_pct(f['optimal_ci'][0])}, {_pct(f['optimal_ci'][1])}] n={f['states']}" \
+            if f else "-"
+        vs = []
+        for ref in (0, DEFAULT_RUNS):
+            p = fg.get(f"vs_{ref}")
+            vs.append(f"{100 * p['optimal_diff']:+.1f} [{100 * p['optimal_diff_ci'][0]:+.0f}, "
+                      f"{100 * p['optimal_diff_ci'][1]:+.0f}] p={p['mcnemar_p']:.2f}" if p else "-")
+        mat = pt["material"] or {}
+        lines.append(f"{n:>4} {who:<28} {pt['verified']:>3}/{pt['completions']:<4} "
+                     f"{(pt['by_kind'] or {}).get('hindsight', 0):>4} "
+                     f"{mat.get('recovery', 0):>5}/{mat.get('clean', 0):<5} {(pt['by_kind'] or {}).get('critic', 0):>6} "
+                     f"{secs:>18.0f} {hind:>24} {regret:>17} {full:>20} {vs[0]:>22} {vs[1]:>22}")
+    return "\n".join(lines)
+
+
+def run_point(ws: Path, env: dict[str, str], runs: int, settings: dict[str, Any]) -> float:
+    """One experiment, named for its practice runs; its wall seconds."""
+    name = f"curve-{runs}"
+    subprocess.run([str(ROOT / ".venv/bin/dvc"), "exp", "remove", name], cwd=ws, env=env, capture_output=True)
+    t0 = time.monotonic()
+    proc = subprocess.run([str(ROOT / ".venv/bin/dvc"), "exp", "run", "-n", name, *dvc_args(settings), "probe"],
+                          cwd=ws, env=env, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise SystemExit(f"{name}: dvc exp run exited {proc.returncode}\n{(proc.stdout + proc.stderr)[-4000:]}")
+    return time.monotonic() - t0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the points (largest first), print the curve, optionally write it as JSON."""
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--points", default="0,1,3,5", help="collect.per_type of each point (x 7 task types = runs)")
+    ap.add_argument("--profile", type=Path, default=ROOT / "profiles" / "paper.yaml")
+    ap.add_argument("--workspace", type=Path, default=None,
+                    help="a workspace an earlier run made (kept; default: a fresh copy in a temporary folder)")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="a params override for every point (a JSON or plain value), e.g. probe.per_type=1")
+    ap.add_argument("--out", default=None, help="also write every point's figures and picks as JSON here")
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args(argv)
+    per_types = sorted({int(p) for p in args.points.split(",") if p.strip()})
+    extra: dict[str, Any] = {}
+    for item in args.set:
+        key, _, value = item.partition("=")
+        try:
+            extra[key] = json.loads(value)
+        except json.JSONDecodeError:
+            extra[key] = value
+    points: dict[int, dict[str, Any]] = {}
+    commit = revision()
+    with tempfile.TemporaryDirectory(prefix="bench_curve_") as tmp:
+        server, api = prefect_server(Path(tmp) / "prefect")
+        try:
+            cold = not (args.workspace is not None and (args.workspace / ".git").is_dir())
+            if not cold:
+                ws = args.workspace
+                env = dict(os.environ, PATH=f"{ROOT / '.venv/bin'}:{os.environ['PATH']}", PREFECT_API_URL=api,
+                           DVC_NO_ANALYTICS="1", PYTHONPATH=str(ws))
+            else:
+                ws = args.workspace or Path(tmp) / "ws"
+                ws.mkdir(parents=True, exist_ok=True)
+                env = project_copy(ws, api)
+            env.pop("OPENAI_API_KEY", None)
+            print(f"bench_pool_curve: points {[n * TYPES for n in per_types]} practice runs, profile "
+                  f"{args.profile.name}, workspace {ws} ({'cold' if cold else 'warm'})", flush=True)
+            for n in per_types:
+                runs = n * TYPES
+                wall = run_point(ws, env, runs, point_settings(args.profile, n, extra))
+                points[runs] = read_point(ws) | {"wall_s": round(wall, 1), "per_type": n}
+                print(f"  {runs} runs: {wall:.0f} s", flush=True)
+                if args.out:  # after every point: a long run that is stopped keeps what it measured
+                    write_out(Path(args.out), points, commit, args.profile.name, extra, cold)
+        finally:
+            server.kill()
+            server.wait()
+    figs = figures(points)
+    if args.json:
+        print(json.dumps(result_of(points, figs, commit, args.profile.name, extra, cold), indent=1))
+    else:
+        print()
+        print(table(points, figs))
+    missed = missed_targets(points, cold)
+    total = sum(practice_seconds(p) for p in points.values())
+    print(f"\ntarget: >= {TARGET_RUNS} practice runs of the paper's planner and their relabeling in <= "
+          f"{TARGET_SECONDS / 3600:.1f} h on a cold workspace: {total / 3600:.2f} h for "
+          f"{max(points)} runs{'' if cold else ' (warm workspace: not checked)'} "
+          f"({'MISSED: ' + '; '.join(missed) if missed else 'met' if cold else '-'})")
+    return 1 if missed else 0
+
+
+def result_of(points: dict[int, dict[str, Any]], figs: dict[int, dict[str, Any]], commit: str, profile: str,
+              extra: dict[str, Any], cold: bool) -> dict[str, Any]:
+    """The curve as JSON (without the picks)."""
+    return {"kind": "pool_curve", "commit": commit, "profile": profile, "cold": cold, "settings": {**PROBE, **extra},
+            "points": {str(n): {**{k: v for k, v in pt.items() if k != "picks"}, "figures": figs[n]}
+                       for n, pt in sorted(points.items())}}
+
+
+def write_out(out: Path, points: dict[int, dict[str, Any]], commit: str, profile: str, extra: dict[str, Any],
+              cold: bool) -> None:
+    """The curve so far, with every point's picks (to pair them again later)."""
+    full = {**result_of(points, figures(points), commit, profile, extra, cold),
+            "picks": {str(n): pt["picks"] for n, pt in sorted(points.items())}}
+    out.write_text(json.dumps(full, indent=1) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
