@@ -40,7 +40,7 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.bench_pipeline import project_copy  # noqa: E402
 from benchmarks.results import revision  # noqa: E402
-from flows.cli.cmd_profile import flatten  # noqa: E402
+from flows.cli.cmd_profile import flatten, override_value  # noqa: E402
 from pools.probe_metrics import paired, summary  # noqa: E402
 from testing.harness import prefect_server  # noqa: E402
 
@@ -77,11 +77,8 @@ def missed_targets(points: dict[int, dict[str, Any]], cold: bool) -> list[str]:
 
 
 def dvc_args(settings: dict[str, Any]) -> list[str]:
-    """`-S key=value` arguments (JSON values, as `hindsight profile` prints them)."""
-    out = []
-    for key, value in settings.items():
-        out += ["-S", f"{key}={value if isinstance(value, str) else json.dumps(value, separators=(',', ':'))}"]
-    return out
+    """`-S key=value` arguments, as `hindsight profile` prints them."""
+    return [arg for key, value in settings.items() for arg in ("-S", f"{key}={override_value(value)}")]
 
 
 def point_settings(profile: Path, per_type: int, extra: dict[str, Any]) -> dict[str, Any]:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any, Iterator
@@ -42,6 +43,30 @@ def flatten(tree: dict[str, Any], prefix: str = "") -> Iterator[tuple[str, Any]]
             yield name, value
 
 
+_BARE = re.compile(r"[A-Za-z_][\w./:@+-]*")
+_WORDS = {"true", "false", "null", "none", "nan", "inf"}
+
+
+def override_value(value: Any) -> str:
+    """`value` in the grammar of `dvc exp run -S` (Hydra's overrides): lists and mappings inline, mapping keys and
+    plain words bare (JSON's quoted keys are a syntax error there), other strings quoted."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return json.dumps(value)
+    if isinstance(value, str):
+        if _BARE.fullmatch(value) and value.lower() not in _WORDS:
+            return value
+        return json.dumps(value)  # double quotes, escaped as Hydra reads them
+    if isinstance(value, (list, tuple)):
+        return "[" + ",".join(override_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{k}:{override_value(v)}" for k, v in value.items()) + "}"
+    raise TypeError(f"no override form for {type(value).__name__} {value!r}")
+
+
 def _run(args: argparse.Namespace) -> int:
     if bool(args.endpoint) != bool(args.model) or bool(args.file) == bool(args.endpoint):
         print("hindsight profile: give either FILE or both --endpoint and --model", file=sys.stderr)
@@ -62,7 +87,7 @@ def _run(args: argparse.Namespace) -> int:
     # Printed for `$(...)` expansion, which splits on spaces and keeps quotes literally: no quoting, no spaces.
     args = []
     for key, value in flatten(tree):
-        text = value if isinstance(value, str) else json.dumps(value, separators=(",", ":"))
+        text = override_value(value)
         if any(c.isspace() for c in text):
             print(f"hindsight profile: {key}: values with spaces cannot be passed this way", file=sys.stderr)
             return 2

@@ -19,6 +19,27 @@ def test_profile_prints_set_params(capsys: pytest.CaptureFixture[str]) -> None:
     assert "evaluate.per_type=0" in capsys.readouterr().out.split()
 
 
+def test_profile_overrides_parse_back_to_the_profiles_values(capsys: pytest.CaptureFixture[str]) -> None:
+    # `dvc exp run -S` reads Hydra's override grammar: JSON's quoted mapping keys were a syntax error there
+    # (evaluate.compare), so every profile's arguments are parsed here by the parser dvc uses.
+    import yaml
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    from flows.cli.cmd_profile import flatten
+
+    parser = OverridesParser.create()
+    for prof in sorted((ROOT / "profiles").glob("*.yaml")):
+        assert main(["profile", str(prof)]) == 0
+        args = capsys.readouterr().out.split()
+        assert all(a == "-S" for a in args[::2])
+        got = {o.key_or_group: o.value() for o in parser.parse_overrides(args[1::2])}
+        assert got == dict(flatten(yaml.safe_load(prof.read_text(encoding="utf-8")))), prof.name
+    values = ["a b", "true", "007", "x,y", "http://h:1/v1", None, [1, "two words"], {"k": ["gt", "hind"]}]
+    from flows.cli.cmd_profile import override_value
+    for value in values:
+        assert parser.parse_override(f"k={override_value(value)}").value() == value, value
+
+
 def test_every_profile_key_exists_in_params() -> None:
     import yaml
 
