@@ -7,6 +7,7 @@ import re
 import subprocess
 import sys
 import threading
+import zlib
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,7 +15,7 @@ from typing import Any, Iterable
 
 import yaml
 
-from planner.llm.scripted import Fault, Request
+from planner.llm.scripted import Fault, Request, grammar_choices
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
@@ -117,8 +118,12 @@ def minimal_workspace(root: Path, endpoint_url: str, model: str, rows: list[dict
 
 def planner_answer(req: Request) -> str:
     """Plausible, parseable answers for the planner's roles, told apart by the prompt's wording (deterministic:
-    the same prompt always gets the same answer, so runs compare byte for byte)."""
+    the same prompt always gets the same answer, so runs compare byte for byte). A request constrained to a choice
+    (`llm.constrain: grammar`) gets one of its options other than Stop, so episodes walk, pick up and put."""
     prompt = req.prompt
+    options = [o for o in grammar_choices(req.body) if o != "Stop"]
+    if options:  # a constrained pick (llm.constrain: grammar): one legal sub-goal, chosen by the prompt's hash
+        return " " + options[zlib.crc32(prompt.encode()) % len(options)]
     if "the value is" in prompt:
         n = max(1, len(re.findall(r"^\s*\d+\.\s", prompt.split("Values:")[-1], re.M)) or 2)
         return "\n".join(f"{i}. the value is 1/2" for i in range(1, n + 1))
