@@ -3,7 +3,7 @@ practice runs of the paper's planner (collect.per_type 0, 1, 3, 5 under profiles
 the pipeline per point, all with the same gt pool.
 
     .venv/bin/python benchmarks/bench_pool_curve.py [--points 0,1,3,5] [--profile profiles/paper.yaml]
-        [--workspace DIR] [--set KEY=VALUE ...] [--out FILE] [--json]
+        [--workspace DIR] [--set KEY=VALUE ...] [--merge EARLIER_OUT] [--out FILE] [--json]
 
 The workspace is a copy of the checkout made as its own git repository (bench_pipeline.project_copy), or --workspace
 names one an earlier run made: its DVC cache and LLM response cache are kept, so a point already run costs nothing.
@@ -11,7 +11,9 @@ Each point is `dvc exp run -n curve-<runs> <profile> <probe size> <--set ...> -S
 smallest first: the practice sets are nested (the first N gt tasks of each type, by id) and a practice run reads only
 the gt pool, so a larger point's practice runs and relabeling calls that a smaller point made are answered from the
 response cache, and each point pays only for its new runs. Only the hindsight pool differs between points; the
-probe's states, Actor_gt's answers and the random floor are the same at every point (computed once).
+probe's states, Actor_gt's answers and the random floor are the same at every point (computed once). `--merge` adds the points of an earlier run's --out file
+(each keeps the commit that measured it) when its probe states are these states, so a curve longer than one sitting
+can be measured a few points at a time.
 
 Prints per point: practice runs (by the planner that made them: `none` = the paper's, `full` = the scaffold) and how
 many succeeded, completions verified (the relabeling yield), the pool (hindsight actor samples: recovery material /
@@ -176,6 +178,20 @@ def run_point(ws: Path, env: dict[str, str], runs: int, settings: dict[str, Any]
     return time.monotonic() - t0
 
 
+def merge(points: dict[int, dict[str, Any]], earlier: dict[str, Any]) -> dict[int, dict[str, Any]]:
+    """`points` with the points of an earlier --out file that this run did not measure; a ValueError when the two
+    runs' probes answered different states (other probe params, or code that builds other states)."""
+    old = {int(n): {**pt, "picks": earlier["picks"][n]} for n, pt in earlier["points"].items()}
+
+    def states(pts: dict[int, dict[str, Any]]) -> set[str]:
+        return {p["state_id"] for pt in pts.values() for p in pt["picks"] if p["config"] == "actor_gt"}
+
+    if points and old and states(points) != states(old):
+        raise ValueError("--merge: the earlier run's probe states are not this run's (other probe params or code); "
+                         "its points cannot be paired with these")
+    return {**old, **points}
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the points (largest first), print the curve, optionally write it as JSON."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -185,6 +201,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="a workspace an earlier run made (kept; default: a fresh copy in a temporary folder)")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                     help="a params override for every point (a JSON or plain value), e.g. probe.per_type=1")
+    ap.add_argument("--merge", type=Path, default=None,
+                    help="an earlier run's --out file: its points join this run's (same probe states required)")
     ap.add_argument("--out", default=None, help="also write every point's figures and picks as JSON here")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
@@ -216,24 +234,29 @@ def main(argv: list[str] | None = None) -> int:
             for n in per_types:
                 runs = n * TYPES
                 wall = run_point(ws, env, runs, point_settings(args.profile, n, extra))
-                points[runs] = read_point(ws) | {"wall_s": round(wall, 1), "per_type": n}
+                points[runs] = read_point(ws) | {"wall_s": round(wall, 1), "per_type": n, "commit": commit}
                 print(f"  {runs} runs: {wall:.0f} s", flush=True)
                 if args.out:  # after every point: a long run that is stopped keeps what it measured
                     write_out(Path(args.out), points, commit, args.profile.name, extra, cold)
         finally:
             server.kill()
             server.wait()
+    measured = dict(points)
+    if args.merge:
+        points = merge(points, json.loads(args.merge.read_text(encoding="utf-8")))
+        if args.out:
+            write_out(Path(args.out), points, commit, args.profile.name, extra, cold)
     figs = figures(points)
     if args.json:
         print(json.dumps(result_of(points, figs, commit, args.profile.name, extra, cold), indent=1))
     else:
         print()
         print(table(points, figs))
-    missed = missed_targets(points, cold)
-    total = sum(practice_seconds(p) for p in points.values())
+    missed = missed_targets(measured, cold)
+    total = sum(practice_seconds(p) for p in measured.values())
     print(f"\ntarget: >= {TARGET_RUNS} practice runs of the paper's planner and their relabeling in <= "
           f"{TARGET_SECONDS / 3600:.1f} h on a cold workspace: {total / 3600:.2f} h for "
-          f"{max(points)} runs{'' if cold else ' (warm workspace: not checked)'} "
+          f"{max(measured)} runs{'' if cold else ' (warm workspace: not checked)'} "
           f"({'MISSED: ' + '; '.join(missed) if missed else 'met' if cold else '-'})")
     return 1 if missed else 0
 
@@ -241,7 +264,8 @@ def main(argv: list[str] | None = None) -> int:
 def result_of(points: dict[int, dict[str, Any]], figs: dict[int, dict[str, Any]], commit: str, profile: str,
               extra: dict[str, Any], cold: bool) -> dict[str, Any]:
     """The curve as JSON (without the picks)."""
-    return {"kind": "pool_curve", "commit": commit, "profile": profile, "cold": cold, "settings": {**PROBE, **extra},
+    return {"kind": "pool_curve", "commit": commit, "date": time.strftime("%Y-%m-%dT%H:%M:%S"), "profile": profile,
+            "cold": cold, "settings": {**PROBE, **extra},
             "points": {str(n): {**{k: v for k, v in pt.items() if k != "picks"}, "figures": figs[n]}
                        for n, pt in sorted(points.items())}}
 

@@ -38,8 +38,10 @@ def revision(root: Path = ROOT) -> str:
 
 
 def kind_of(data: dict[str, Any]) -> str:
-    """'planner' (bench_planner), 'probe' (bench_probe), 'run' (a pipeline workspace) or 'crosscheck' (`hindsight
-    world crosscheck --json`), from the output's keys."""
+    """'planner' (bench_planner), 'probe' (bench_probe), 'curve' (bench_pool_curve), 'run' (a pipeline workspace)
+    or 'crosscheck' (`hindsight world crosscheck --json`), from the output's keys."""
+    if data.get("kind") == "pool_curve":
+        return "curve"
     if "stages" in data and "eval" in data:
         return "run"
     if "observations" in data and "won_both" in data:
@@ -73,8 +75,8 @@ def add_pairs(data: dict[str, Any], pairs: list[dict[str, str]]) -> dict[str, An
 def trim(data: dict[str, Any]) -> dict[str, Any]:
     """What the tables and pairings need: figures, and one small row per episode (planner) or pick (probe)."""
     out = {k: v for k, v in data.items() if k not in ("episodes", "states_rows", "picks")}
-    if kind_of(data) == "crosscheck":
-        return out
+    if kind_of(data) in ("crosscheck", "curve"):
+        return {**out, "picks": data["picks"]} if kind_of(data) == "curve" else out
     if kind_of(data) == "planner":
         out["episodes"] = {name: [{"task_id": r["task_id"], "task_type": r["task_type"], "success": r["success"],
                                    "gc": r["gc"], "subgoals": len(r.get("steps", []))} for r in rows]
@@ -97,6 +99,7 @@ def keep(path: Path, commit: str | None, note: str) -> Path:
     kept = {**trim(data), "commit": commit, "note": note or data.get("note", "")}
     KEPT.mkdir(parents=True, exist_ok=True)
     name = (f"crosscheck-{data['games']}games-{commit}" if kind_of(data) == "crosscheck" else
+            f"curve-{Path(data.get('profile', 'x')).stem}-{commit}" if kind_of(data) == "curve" else
             f"{kind_of(data)}-{data.get('split', 'x')}-{data.get('task_set', 'probe')}-{commit}")
     name = re.sub(r"[^A-Za-z0-9_.-]+", "-", name)  # a split of ALFWorld games names a folder: 'alfworld:DIR:engine'
     dest = KEPT / f"{name}.json"
@@ -264,6 +267,47 @@ def crosscheck_section(d: dict[str, Any]) -> list[str]:
     return lines + [""]
 
 
+def _rate(v: dict[str, Any] | None) -> str:
+    return f"{_pct(v['optimal'])}{_ci(v['optimal_ci'])} (n={v['states']})" if v else "-"
+
+
+def _versus(p: dict[str, Any] | None) -> str:
+    if not p:
+        return "-"
+    lo, hi = p["optimal_diff_ci"]
+    return f"{100 * p['optimal_diff']:+.1f} [{100 * lo:+.0f}, {100 * hi:+.0f}], p {p['mcnemar_p']:.2f}"
+
+
+def curve_section(d: dict[str, Any]) -> list[str]:
+    """bench_pool_curve: one row per point (practice runs behind the hindsight pool)."""
+    s = d.get("settings", {})
+    lines = [f"### bench_pool_curve: profile `{d.get('profile')}`, probe on {s.get('probe.per_type')} valid_seen tasks "
+             f"per type x {s.get('probe.states_per_task')} recovery states + on-policy states of "
+             f"{s.get('probe.reference_tasks')} reference episodes; commit `{d['commit']}`", ""]
+    if d.get("note"):
+        lines += [d["note"], ""]
+    lines += ["Practice runs by the paper planner (`none`) or the scaffold (`full`), solved/runs; the gt pool is the "
+              "same at every point. Actor_hind and the full step (the paper planner's whole step) on the probe's "
+              "states; A - B paired on the same states, intervals resample tasks.", "",
+              "| practice runs | practice | verified | hindsight samples (recovery/clean) | critic samples | "
+              "practice+relabel s | Actor_hind optimal | Actor_hind regret | full step optimal | vs 0 runs | "
+              "vs 7 runs | commit |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for n, pt in sorted(d["points"].items(), key=lambda kv: int(kv[0])):
+        f = pt["figures"]
+        by = (pt.get("practice") or {}).get("by_planner") or {}
+        mat, kinds = pt.get("material") or {}, pt.get("by_kind") or {}
+        secs = sum(v or 0 for k, v in (pt.get("stage_seconds") or {}).items() if k != "probe")
+        practice = ", ".join(f"{k}: {v['succeeded']}/{v['rollouts']}" for k, v in by.items()) or "-"
+        h = f.get("actor_hind")
+        cells = [n, practice, f"{pt.get('verified', 0)}/{pt.get('completions', 0)}",
+                 f"{kinds.get('hindsight', 0)} ({mat.get('recovery', 0)}/{mat.get('clean', 0)})",
+                 kinds.get("critic", 0), f"{secs:.0f}", _rate(f.get("actor_hind")),
+                 f"{h['regret']:.2f}" if h else "-", _rate(f.get("full_step")), _versus(f.get("vs_0")),
+                 _versus(f.get("vs_7")), pt.get("commit", d["commit"])]
+        lines.append("| " + " | ".join(str(c) for c in cells) + " |")
+    return lines + [""]
+
+
 def page(kept: list[dict[str, Any]]) -> str:
     """docs/results.md from the kept outputs (newest commit last within each kind)."""
     lines = ["# Results", "",
@@ -276,12 +320,15 @@ def page(kept: list[dict[str, Any]]) -> str:
     probe = [d for d in kept if kind_of(d) == "probe"]
     runs = [d for d in kept if kind_of(d) == "run"]
     checks = [d for d in kept if kind_of(d) == "crosscheck"]
+    curves = [d for d in kept if kind_of(d) == "curve"]
     if runs:
         lines += ["## The default pipeline (`make run`)", ""] + [x for d in runs for x in run_section(d)]
     if planner:
         lines += ["## Planner quality (episodes)", ""] + [x for d in planner for x in planner_section(d)]
     if probe:
         lines += ["## The probe (decisions)", ""] + [x for d in probe for x in probe_section(d)]
+    if curves:
+        lines += ["## The learning curve (hindsight pool size)", ""] + [x for d in curves for x in curve_section(d)]
     if checks:
         lines += ["## Our world against ALFWorld's engine", ""] + [x for d in checks for x in crosscheck_section(d)]
     if not kept:

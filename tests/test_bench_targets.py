@@ -126,3 +126,10 @@ def test_pool_curve_target_and_pairs() -> None:
     assert figs[35]["vs_0"]["table"] == {"both": 0, "only_a": 8, "only_b": 0, "neither": 0}
     assert figs[35]["vs_7"]["optimal_diff"] == 0.5 and "vs_0" not in figs[0]
     assert figs[7]["actor_hind"]["optimal"] == 0.5
+    # An earlier run's points join when its probe states are the same states, and never silently otherwise.
+    earlier = {"points": {"21": {"per_type": 3}}, "picks": {"21": picks([True, True] * 4)}}
+    assert sorted(m.merge(points, earlier)) == [0, 7, 21, 35]
+    other = {"points": {"21": {}}, "picks": {"21": [{**p, "config": "actor_gt", "state_id": "x" + p["state_id"]}
+                                                    for p in picks([True] * 8)]}}
+    with pytest.raises(ValueError, match="probe states"):
+        m.merge({0: {"picks": [{**p, "config": "actor_gt"} for p in picks([False] * 8)]}}, other)

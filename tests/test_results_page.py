@@ -44,3 +44,44 @@ def test_keep_trims_pairs_and_needs_a_commit(tmp_path: Path, monkeypatch: pytest
     text = m.page(m.load_kept(tmp_path / "kept"))
     assert "commit `abc1234`" in text and "task set **heldout** (2 tasks" in text and "a note" in text
     assert "| paper (none) | hindsight | 2 | 1/2 (50%) |" in text and "McNemar exact p = 1.000" in text
+
+
+def _curve_out() -> dict:
+    fig = lambda opt, n=10: {"states": n, "tasks": 2, "optimal": opt, "optimal_ci": [opt - 0.1, opt + 0.1],  # noqa: E731
+                             "regret": 1.0 - opt, "regret_ci": [0.5, 1.5]}
+    pair = {"optimal_diff": 0.2, "optimal_diff_ci": [0.05, 0.35], "mcnemar_p": 0.03}
+    point = lambda runs, opt, extra: {  # noqa: E731
+        "practice": {"by_planner": {"none": {"rollouts": runs, "succeeded": 1}}} if runs else {"by_planner": {}},
+        "material": {"recovery": runs // 2, "clean": 1 if runs else 0}, "by_kind": {"hindsight": runs // 2 + 1},
+        "verified": runs // 2, "completions": runs, "stage_seconds": {"collect": 10.0 * runs, "probe": 5.0},
+        "figures": {"actor_hind": fig(opt), "actor_gt": fig(0.3), **extra}, "commit": "abc1234"}
+    return {"kind": "pool_curve", "commit": "abc1234", "date": "2026-12-02T08:00:00", "profile": "paper.yaml",
+            "settings": {"probe.per_type": 2, "probe.states_per_task": 20, "probe.reference_tasks": 8},
+            "points": {"0": point(0, 0.3, {}), "7": point(7, 0.4, {"vs_0": pair, "full_step": fig(0.35, 4)}),
+                       "35": point(35, 0.5, {"vs_0": pair, "vs_7": pair})},
+            "picks": {"0": [], "7": [], "35": []}}
+
+
+def test_the_curve_is_kept_tabled_and_drawn(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    m = bench("results")
+    monkeypatch.setattr(m, "KEPT", tmp_path / "kept")
+    src = tmp_path / "curve.json"
+    src.write_text(json.dumps(_curve_out()))
+    dest = m.keep(src, None, "")
+    assert dest.name == "curve-paper-abc1234.json" and "picks" in json.loads(dest.read_text())
+    text = m.page(m.load_kept(tmp_path / "kept"))
+    assert "## The learning curve" in text and "commit `abc1234`" in text
+    assert "| 35 | none: 1/35 | 17/35 | 18 (17/1) | 0 | 350 | 50% [40%, 60%] (n=10) | 0.50 | - | +20.0 [+5, +35]" in text
+    # The report draws it from the newest kept file.
+    from flows.stages.report import newest_curve
+    from flows.stages.report_data import ReportData
+    from flows.stages.report_html import curve_section
+
+    (tmp_path / "benchmarks").mkdir()
+    (tmp_path / "kept").rename(tmp_path / "benchmarks" / "results")
+    curve = newest_curve(tmp_path)
+    assert curve is not None and curve["date"] == "2026-12-02T08:00:00"
+    html = curve_section(ReportData([], [], [], [], {}, {}, {"samples": 1, "seed": 0}, curve=curve))
+    assert '<svg id="pool-curve"' in html and html.count("<circle") == 3 + 1 + 3  # hind x3, full step, gt x3
+    assert "50.0% [40.0%, 60.0%]" in html or "50% [40%, 60%]" in html
+    assert "No learning curve" in curve_section(ReportData([], [], [], [], {}, {}, {"samples": 1, "seed": 0}))

@@ -5,6 +5,7 @@ every evaluated episode with the task's true arguments); flows/stages/report_htm
 """
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -122,7 +123,18 @@ def gather(root: Path, params: dict[str, Any]) -> ReportData:
             notes.append(f"probe figures {file.name}: {exc}")
     return ReportData(splits, variants, comparisons, pools, _truth([r for v in variants for r in v.rollouts]),
                       _settings(params), {"samples": samples, "seed": seed}, notes,
-                      f"{task_set} tasks of {', '.join(splits)}", probe, probe_pairs)
+                      f"{task_set} tasks of {', '.join(splits)}", probe, probe_pairs, newest_curve(root))
+
+
+def newest_curve(root: Path) -> dict[str, Any] | None:
+    """The learning curve last measured and kept (benchmarks/results/curve-*.json, by its `date`), or None."""
+    curves = []
+    for file in (root / "benchmarks" / "results").glob("curve-*.json"):
+        try:
+            curves.append(json.loads(file.read_text(encoding="utf-8")))
+        except (OSError, ValueError):
+            continue
+    return max(curves, key=lambda c: str(c.get("date", "")), default=None)
 
 
 def write_report(root: Path, out: Path, params: dict[str, Any] | None = None) -> ReportData:

@@ -32,3 +32,4 @@ class ReportData:
     task_set: str = ""  # the evaluated tasks: which set (evaluate.task_set) of which splits
     probe: list[dict[str, Any]] = field(default_factory=list)  # metrics/probe/<config>.json
     probe_pairs: list[dict[str, Any]] = field(default_factory=list)  # metrics/probe/<a>_vs_<b>.json
+    curve: dict[str, Any] | None = None  # the newest kept bench_pool_curve output (benchmarks/results/curve-*.json)

@@ -299,6 +299,75 @@ def probe_section(data: "ReportData") -> str:
     return out
 
 
+def curve_chart(curve: dict[str, Any]) -> str:
+    """Inline SVG: the probe's optimal-pick rate against the practice runs behind the hindsight pool, with 95%
+    intervals: Actor_hind and the paper planner's full step at each point, Actor_gt and the random floor as lines."""
+    points = sorted((int(n), pt["figures"]) for n, pt in curve["points"].items())
+    if not points:
+        return ""
+    left, top, plot_w, plot_h = 60, 30, 520, 260
+    width, height = left + plot_w + 170, top + plot_h + 46
+    xmax = max(n for n, _ in points) or 1
+    x = lambda n: left + plot_w * n / xmax  # noqa: E731
+    y = lambda v: top + plot_h * (1 - v)  # noqa: E731
+    out = [f'<svg id="pool-curve" xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+           f'viewBox="0 0 {width} {height}" role="img" aria-label="Optimal picks against practice runs" '
+           f'font-family="system-ui, sans-serif" font-size="12">']
+    for k in range(0, 101, 25):
+        out.append(f'<line x1="{left}" y1="{y(k / 100):.1f}" x2="{left + plot_w}" y2="{y(k / 100):.1f}" '
+                   f'stroke="#d8dee4"/><text x="{left - 6}" y="{y(k / 100) + 4:.1f}" text-anchor="end" '
+                   f'fill="#5f6b7a">{k}%</text>')
+    for n, _ in points:
+        out.append(f'<text x="{x(n):.1f}" y="{top + plot_h + 18}" text-anchor="middle" fill="#5f6b7a">{n}</text>')
+    out.append(f'<text x="{left + plot_w / 2}" y="{height - 6}" text-anchor="middle">practice runs behind the '
+               f'hindsight pool</text>')
+    series = [("actor_hind", "Actor_hind", 0), ("full_step", "full step", 1), ("actor_gt", "Actor_gt", 2),
+              ("random", "random", 3)]
+    for i, (key, label, colour) in enumerate(series):
+        pts = [(n, f[key]) for n, f in points if key in f]
+        if not pts:
+            continue
+        c = _colour(colour)
+        out.append(f'<polyline fill="none" stroke="{c}" stroke-width="2"'
+                   f'{" stroke-dasharray=&quot;5,4&quot;" if key in ("actor_gt", "random") else ""} points="'
+                   + " ".join(f"{x(n):.1f},{y(v['optimal']):.1f}" for n, v in pts) + '"/>')
+        for n, v in pts:
+            lo, hi = v["optimal_ci"]
+            out.append(f'<line x1="{x(n):.1f}" y1="{y(lo):.1f}" x2="{x(n):.1f}" y2="{y(hi):.1f}" stroke="{c}"/>'
+                       f'<circle cx="{x(n):.1f}" cy="{y(v["optimal"]):.1f}" r="3.5" fill="{c}"><title>{label} at '
+                       f'{n} runs: {_pct(v["optimal"])} [{_pct(lo)}, {_pct(hi)}] of {v["states"]} states'
+                       f'</title></circle>')
+        out.append(f'<rect x="{left + plot_w + 16}" y="{top + i * 20}" width="12" height="12" fill="{c}"/>'
+                   f'<text x="{left + plot_w + 32}" y="{top + i * 20 + 10}">{label}</text>')
+    out.append("</svg>")
+    return "".join(out)
+
+
+def curve_section(data: "ReportData") -> str:
+    """The learning curve of the hindsight pool, when one was measured and kept (bench_pool_curve)."""
+    c = data.curve
+    if not c:
+        return ('<p class="note">No learning curve kept yet: benchmarks/bench_pool_curve.py --out FILE, then '
+                'benchmarks/results.py keep FILE.</p>')
+    rows = []
+    for n, pt in sorted(c["points"].items(), key=lambda kv: int(kv[0])):
+        f, by = pt["figures"], (pt.get("practice") or {}).get("by_planner") or {}
+        h = f.get("actor_hind")
+        vs0 = f.get("vs_0")
+        rows.append([str(n), ", ".join(f"{k}: {v['succeeded']}/{v['rollouts']}" for k, v in by.items()) or "–",
+                     f"{pt.get('verified', 0)}/{pt.get('completions', 0)}",
+                     str((pt.get("by_kind") or {}).get("hindsight", 0)),
+                     _pct(h["optimal"]) + _ci(h["optimal_ci"]) if h else "–",
+                     _diff(vs0["optimal_diff"], vs0["optimal_diff_ci"]) + f" (p {vs0['mcnemar_p']:.2f})"
+                     if vs0 else "–", _e(pt.get("commit", c.get("commit", "")))])
+    return (f'<p class="note">benchmarks/bench_pool_curve.py, profile {_e(c.get("profile", ""))}: the probe at hindsight '
+            f'pools from nested practice sets of the paper planner (none = the paper planner; full = the scaffold), '
+            f'the gt pool the same at every point. Planner in the table: who made the practice runs, solved/runs.'
+            f'</p>{curve_chart(c)}' + _table(["practice runs", "practice (planner: solved/runs)", "verified",
+                                               "hindsight samples", "Actor_hind optimal [95% CI]",
+                                               "vs empty pool [95% CI]", "commit"], rows, num=range(2, 6)))
+
+
 def render(data: "ReportData") -> str:
     """The whole page."""
     n_eps = sum(len(v.rollouts) for v in data.variants)
@@ -311,7 +380,7 @@ def render(data: "ReportData") -> str:
 <header><h1>Hindsight Planner pools: evaluation report</h1>
 <p>{len(data.variants)} variants · {n_eps} episodes · splits: {_e(", ".join(data.splits))}</p></header>
 <nav><a href="#variants">Variants</a><a href="#comparisons">Comparisons</a><a href="#by-type">SR per task type</a>
-<a href="#probe">Probe</a><a href="#pools">Pools</a><a href="#episodes">Episodes</a><a href="#settings">Settings</a></nav>
+<a href="#probe">Probe</a><a href="#curve">Curve</a><a href="#pools">Pools</a><a href="#episodes">Episodes</a><a href="#settings">Settings</a></nav>
 <main>
 {notes}
 <section id="variants"><h2>Variants</h2>
@@ -337,6 +406,8 @@ A pick is optimal when the expert's cost-to-go after it is the least among the o
 sees less); regret is how many more sub-goals it leaves. Intervals resample tasks (the states of a task are
 correlated).</p>
 {probe_section(data)}</section>
+<section id="curve"><h2>What more hindsight buys: the learning curve</h2>
+{curve_section(data)}</section>
 <section id="pools"><h2>Pools</h2>
 <p class="note">From data/pools/*.manifest.json. The hindsight pool holds only completions that reached the goal on
 replay (unless relabel.keep_unverified).</p>
