@@ -3,6 +3,7 @@
     .venv/bin/python benchmarks/bench_planner.py [--per-type 4] [--set heldout]
         [--variants hindsight,no_hindsight,scaffold_hindsight,scaffold_no_hindsight] [--no-floors]
         [--hindsight-pool data/pools/hindsight.jsonl] [--params params.yaml] [--out FILE] [--json]
+        [--hindsight-pools NAME=FILE,NAME=FILE]   # each hindsight-reading variant once per pool, paired with the first
         [--alfworld DIR]   # every game under DIR, on ALFWorld's engine (world.backend: alfworld), not a split
         [--alfworld DIR --engine household]   # the same games' tasks in our world, on our import of each scene
     .venv/bin/python benchmarks/bench_planner.py --from-rollouts data/relabel/rollouts.jsonl   # summarize only
@@ -13,7 +14,10 @@ set, household/data/dev_set.json; pools.select.stratified, seed world.seed), the
 variants are params.yaml's `evaluate.variants` definitions (or the paper's presets): by default the paper's planner
 (`scaffold: none`) and the scaffold (`full`), each with and without hindsight. The gt pool is drawn as the `gt_pool`
 stage draws it (params pools.*); the hindsight pool is read from `--hindsight-pool` when that file exists (else the
-hindsight actor has no examples and only Actor_gt plans). Each variant gets a fresh response cache (temporary folder)
+hindsight actor has no examples and only Actor_gt plans). `--hindsight-pools empty=none,big=FILE` runs every variant
+that reads the hindsight pool once per named pool (`hindsight@big`; a missing FILE is the empty pool) and pairs each
+run with the first pool's on the same tasks: the episode SR of a pool against another, under one planner. Each
+variant gets a fresh response cache (temporary folder)
 and a fresh server, so every call is paid and no prompt prefix is kept from the variant before. Prints per variant:
 the planner, SR and GC (ALFRED's definitions, pools/metrics.py) overall and per type, the share of executed sub-goals
 the LLM chose among two or more offered ones, adapter accuracy per argument, the share of illegal answers, LLM calls
@@ -116,6 +120,8 @@ def main(argv: list[str] | None = None) -> int:
                          "instead of a split's sample (--split, --per-type and --types then unused)")
     ap.add_argument("--types", default="", help="comma-separated task types (default: all seven)")
     ap.add_argument("--hindsight-pool", default="data/pools/hindsight.jsonl")
+    ap.add_argument("--hindsight-pools", default="", metavar="NAME=FILE,...",
+                    help="run each hindsight-reading variant once per pool (VARIANT@NAME), paired with the first")
     ap.add_argument("--max-subgoals", type=int, default=None, help="override planner.max_subgoals")
     ap.add_argument("--out", default=None, help="also write every figure and episode row as JSON here")
     ap.add_argument("--json", action="store_true")
@@ -160,13 +166,17 @@ def main(argv: list[str] | None = None) -> int:
     params = load_params(args.params)
     seed = int(params["world"]["seed"])
     gt, critic = gt_pool(params)
-    hind: list[Sample] = []
-    hpath = Path(args.hindsight_pool)
-    if hpath.exists():
-        rows = read_jsonl(hpath, "sample").records
-        hind = [Sample.from_dict(r) for r in rows if r["kind"] == "hindsight"]
-        critic += [CriticSample.from_dict(r) for r in rows if r["kind"] == "critic"]
-    pools = ExamplePools(gt=gt, hind=hind, critic=critic)
+
+    def with_hindsight(file: str) -> ExamplePools:
+        """The gt pool and its critic samples, plus a hindsight pool file's samples (none when it is missing)."""
+        rows = read_jsonl(Path(file), "sample").records if Path(file).is_file() else []
+        return ExamplePools(gt=gt, hind=[Sample.from_dict(r) for r in rows if r["kind"] == "hindsight"],
+                            critic=critic + [CriticSample.from_dict(r) for r in rows if r["kind"] == "critic"])
+
+    pools = with_hindsight(args.hindsight_pool)
+    named = dict(item.split("=", 1) for item in args.hindsight_pools.split(",") if item.strip())
+    named_pools = {name: with_hindsight(file) for name, file in named.items()}
+    hind = pools.hind
     scenes: dict[str, Any] = {}  # task id -> the scene to play it on (our world on a game's scene)
     if args.alfworld:  # every game's own task, played in ALFWorld's engine (or ours, on the game's scene)
         from household.alfworld_env import load_games
@@ -185,7 +195,8 @@ def main(argv: list[str] | None = None) -> int:
 
     out: dict[str, Any] = {"commit": revision(), "split": args.split, "task_set": args.task_set, "per_type": args.per_type,
                            "tasks": len(picked), "seed": seed, "models": {}, "gt_examples": len(gt),
-                           "hindsight_examples": len(hind), "variants": {}, "paired": [], "floors": {}}
+                           "hindsight_examples": len(hind), "variants": {}, "paired": [], "floors": {},
+                           "hindsight_pools": {name: len(p.hind) for name, p in named_pools.items()}}
     episodes: dict[str, list[dict[str, Any]]] = {}
 
     def save() -> None:  # after every variant: a long run that is stopped keeps what it measured
@@ -205,7 +216,10 @@ def main(argv: list[str] | None = None) -> int:
     for kind in ("gt", "hind", "critic", "critic_gt"):
         pools.retrieve(kind, "warm-up", 1)
     overrides = {"max_subgoals": args.max_subgoals} if args.max_subgoals else {}
-    for spec in specs:
+    runs = [(spec, f"{spec.name}@{name}", pool) for spec in specs for name, pool in named_pools.items()
+            if spec.reads_hindsight()] + [(spec, spec.name, pools) for spec in specs
+                                          if not (named_pools and spec.reads_hindsight())]
+    for spec, run_name, run_pools in runs:
         # Each variant cold: its own response cache and a fresh server (no prompt prefix kept from the one before).
         with tempfile.TemporaryDirectory() as cache, \
                 llm_client(params, cache_dir=Path(cache)) as client:
@@ -216,16 +230,20 @@ def main(argv: list[str] | None = None) -> int:
             eps, timings = [], {}
             for i, task in enumerate(picked, 1):
                 mark, t1 = client.usage.snapshot(), time.perf_counter()
-                r = run_episode(task, spec, pools, client, cfg, scene=scenes.get(task.id))
+                r = run_episode(task, spec, run_pools, client, cfg, scene=scenes.get(task.id))
                 eps.append(r.to_dict())
                 timings[r.id] = timing_row(task.id, Timed(eps[-1], time.perf_counter() - t1,
                                                           client.usage.summary(since=mark)))
-                print(f"{spec.name} {i}/{len(picked)} {task.task_type}: success={r.success} gc={r.gc:.2f} "
+                print(f"{run_name} {i}/{len(picked)} {task.task_type}: success={r.success} gc={r.gc:.2f} "
                       f"steps={len(r.steps)} stop={r.metrics['stop_reason']}", file=sys.stderr, flush=True)
-            episodes[spec.name] = eps
-            out["variants"][spec.name] = {**_quality(eps, timings), "wall_seconds": round(time.perf_counter() - t0, 1)}
+            episodes[run_name] = eps
+            out["variants"][run_name] = {**_quality(eps, timings), "wall_seconds": round(time.perf_counter() - t0, 1)}
         save()
-    out["paired"] = add_pairs({"episodes": episodes}, params.get("evaluate", {}).get("compare") or [])["paired"]
+    first = next(iter(named_pools), None)
+    pool_pairs = [{"a": f"{spec.name}@{name}", "b": f"{spec.name}@{first}"} for spec in specs if spec.reads_hindsight()
+                  for name in list(named_pools)[1:]]
+    out["paired"] = add_pairs({"episodes": episodes},
+                              (params.get("evaluate", {}).get("compare") or []) + pool_pairs)["paired"]
     save()
     results = out["variants"]
     if args.json:
