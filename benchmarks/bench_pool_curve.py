@@ -3,7 +3,7 @@ practice runs of the paper's planner (collect.per_type 0, 1, 3, 5 under profiles
 the pipeline per point, all with the same gt pool.
 
     .venv/bin/python benchmarks/bench_pool_curve.py [--points 0,1,3,5] [--profile profiles/paper.yaml]
-        [--workspace DIR] [--set KEY=VALUE ...] [--merge EARLIER_OUT] [--out FILE] [--json]
+        [--workspace DIR] [--set KEY=VALUE ...] [--vary KEY=VALUE ...] [--merge EARLIER_OUT] [--out FILE] [--json]
 
 The workspace is a copy of the checkout made as its own git repository (bench_pipeline.project_copy), or --workspace
 names one an earlier run made: its DVC cache and LLM response cache are kept, so a point already run costs nothing.
@@ -13,7 +13,8 @@ the gt pool, so a larger point's practice runs and relabeling calls that a small
 response cache, and each point pays only for its new runs. Only the hindsight pool differs between points; the
 probe's states, Actor_gt's answers and the random floor are the same at every point (computed once). `--merge` adds the points of an earlier run's --out file
 (each keeps the commit that measured it) when its probe states are these states, so a curve longer than one sitting
-can be measured a few points at a time.
+can be measured a few points at a time. `--vary relabel.trim_loops=true` (repeatable) runs one more experiment at the
+largest point with that change alone and pairs its probe with the point's: how the sample-content params are decided.
 
 Prints per point: practice runs (by the planner that made them: `none` = the paper's, `full` = the scaffold) and how
 many succeeded, completions verified (the relabeling yield), the pool (hindsight actor samples: recovery material /
@@ -166,9 +167,8 @@ def table(points: dict[int, dict[str, Any]], figs: dict[int, dict[str, Any]]) ->
     return "\n".join(lines)
 
 
-def run_point(ws: Path, env: dict[str, str], runs: int, settings: dict[str, Any]) -> float:
-    """One experiment, named for its practice runs; its wall seconds."""
-    name = f"curve-{runs}"
+def run_point(ws: Path, env: dict[str, str], name: str, settings: dict[str, Any]) -> float:
+    """One experiment (`dvc exp run -n NAME`, up to stage probe); its wall seconds."""
     subprocess.run([str(ROOT / ".venv/bin/dvc"), "exp", "remove", name], cwd=ws, env=env, capture_output=True)
     t0 = time.monotonic()
     proc = subprocess.run([str(ROOT / ".venv/bin/dvc"), "exp", "run", "-n", name, *dvc_args(settings), "probe"],
@@ -201,6 +201,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="a workspace an earlier run made (kept; default: a fresh copy in a temporary folder)")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                     help="a params override for every point (a JSON or plain value), e.g. probe.per_type=1")
+    ap.add_argument("--vary", action="append", default=[], metavar="KEY=VALUE",
+                    help="one more experiment at the largest point with this params change (e.g. "
+                         "relabel.trim_loops=true), its probe paired with the point's own")
     ap.add_argument("--merge", type=Path, default=None,
                     help="an earlier run's --out file: its points join this run's (same probe states required)")
     ap.add_argument("--out", default=None, help="also write every point's figures and picks as JSON here")
@@ -214,7 +217,15 @@ def main(argv: list[str] | None = None) -> int:
             extra[key] = json.loads(value)
         except json.JSONDecodeError:
             extra[key] = value
+    vary: dict[str, Any] = {}
+    for item in args.vary:
+        key, _, value = item.partition("=")
+        try:
+            vary[key] = json.loads(value)
+        except json.JSONDecodeError:
+            vary[key] = value
     points: dict[int, dict[str, Any]] = {}
+    variations: dict[str, dict[str, Any]] = {}
     commit = revision()
     with tempfile.TemporaryDirectory(prefix="bench_curve_") as tmp:
         server, api = prefect_server(Path(tmp) / "prefect")
@@ -233,11 +244,20 @@ def main(argv: list[str] | None = None) -> int:
                   f"{args.profile.name}, workspace {ws} ({'cold' if cold else 'warm'})", flush=True)
             for n in per_types:
                 runs = n * TYPES
-                wall = run_point(ws, env, runs, point_settings(args.profile, n, extra))
+                wall = run_point(ws, env, f"curve-{runs}", point_settings(args.profile, n, extra))
                 points[runs] = read_point(ws) | {"wall_s": round(wall, 1), "per_type": n, "commit": commit}
                 print(f"  {runs} runs: {wall:.0f} s", flush=True)
                 if args.out:  # after every point: a long run that is stopped keeps what it measured
                     write_out(Path(args.out), points, commit, args.profile.name, extra, cold)
+            for key, value in vary.items():  # at the largest point: what a sample holds, changed one key at a time
+                n = per_types[-1]
+                name = f"curve-{n * TYPES}-{key.split('.')[-1]}-{override_value(value)}"
+                wall = run_point(ws, env, name, point_settings(args.profile, n, {**extra, key: value}))
+                variations[f"{key}={override_value(value)}"] = read_point(ws) | {"wall_s": round(wall, 1),
+                                                                                "runs": n * TYPES, "commit": commit}
+                print(f"  {name}: {wall:.0f} s", flush=True)
+                if args.out:
+                    write_out(Path(args.out), points, commit, args.profile.name, extra, cold, variations)
         finally:
             server.kill()
             server.wait()
@@ -245,13 +265,19 @@ def main(argv: list[str] | None = None) -> int:
     if args.merge:
         points = merge(points, json.loads(args.merge.read_text(encoding="utf-8")))
         if args.out:
-            write_out(Path(args.out), points, commit, args.profile.name, extra, cold)
+            write_out(Path(args.out), points, commit, args.profile.name, extra, cold, variations)
     figs = figures(points)
     if args.json:
-        print(json.dumps(result_of(points, figs, commit, args.profile.name, extra, cold), indent=1))
+        print(json.dumps(result_of(points, figs, commit, args.profile.name, extra, cold, variations), indent=1))
     else:
         print()
         print(table(points, figs))
+        for name, v in variations.items():
+            for config, p in ((c, versus_base(v, points).get(f"{c}_vs_base")) for c in ("actor_hind", "full_step")):
+                if p:
+                    print(f"{name} at {v['runs']} runs, {config} vs the point's own: {100 * p['optimal_diff']:+.1f} "
+                          f"points [{100 * p['optimal_diff_ci'][0]:+.0f}, {100 * p['optimal_diff_ci'][1]:+.0f}] on "
+                          f"{p['states']} states, McNemar p = {p['mcnemar_p']:.2f}")
     missed = missed_targets(measured, cold)
     total = sum(practice_seconds(p) for p in measured.values())
     print(f"\ntarget: >= {TARGET_RUNS} practice runs of the paper's planner and their relabeling in <= "
@@ -262,19 +288,39 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def result_of(points: dict[int, dict[str, Any]], figs: dict[int, dict[str, Any]], commit: str, profile: str,
-              extra: dict[str, Any], cold: bool) -> dict[str, Any]:
+              extra: dict[str, Any], cold: bool, variations: dict[str, dict[str, Any]] | None = None
+              ) -> dict[str, Any]:
     """The curve as JSON (without the picks)."""
+    strip = lambda pt: {k: v for k, v in pt.items() if k != "picks"}  # noqa: E731
     return {"kind": "pool_curve", "commit": commit, "date": time.strftime("%Y-%m-%dT%H:%M:%S"), "profile": profile,
             "cold": cold, "settings": {**PROBE, **extra},
-            "points": {str(n): {**{k: v for k, v in pt.items() if k != "picks"}, "figures": figs[n]}
-                       for n, pt in sorted(points.items())}}
+            "points": {str(n): {**strip(pt), "figures": figs[n]} for n, pt in sorted(points.items())},
+            "variations": {name: {**strip(v), "figures": versus_base(v, points)}
+                           for name, v in (variations or {}).items()}}
+
+
+def versus_base(variation: dict[str, Any], points: dict[int, dict[str, Any]], samples: int = 10000,
+                seed: int = 0) -> dict[str, Any]:
+    """A variation's Actor_hind and full-step figures, each paired with the same configuration at its point."""
+    base = points.get(variation["runs"], {"picks": []})["picks"]
+    out: dict[str, Any] = {}
+    for config in ("actor_hind", "full_step"):
+        mine = [p for p in variation["picks"] if p["config"] == config]
+        theirs = [p for p in base if p["config"] == config]
+        if mine:
+            s = summary(config, mine, samples, seed)
+            out[config] = {k: s[k] for k in ("states", "tasks", "optimal", "optimal_ci", "regret", "regret_ci")}
+        if mine and theirs:
+            out[f"{config}_vs_base"] = paired(config, mine, config, theirs, samples, seed)
+    return out
 
 
 def write_out(out: Path, points: dict[int, dict[str, Any]], commit: str, profile: str, extra: dict[str, Any],
-              cold: bool) -> None:
-    """The curve so far, with every point's picks (to pair them again later)."""
-    full = {**result_of(points, figures(points), commit, profile, extra, cold),
-            "picks": {str(n): pt["picks"] for n, pt in sorted(points.items())}}
+              cold: bool, variations: dict[str, dict[str, Any]] | None = None) -> None:
+    """The curve so far, with every point's and variation's picks (to pair them again later)."""
+    full = {**result_of(points, figures(points), commit, profile, extra, cold, variations),
+            "picks": {str(n): pt["picks"] for n, pt in sorted(points.items())},
+            "variation_picks": {name: v["picks"] for name, v in (variations or {}).items()}}
     out.write_text(json.dumps(full, indent=1) + "\n", encoding="utf-8")
 
 

@@ -305,6 +305,11 @@ def curve_section(d: dict[str, Any]) -> list[str]:
                  f"{h['regret']:.2f}" if h else "-", _rate(f.get("full_step")), _versus(f.get("vs_0")),
                  _versus(f.get("vs_7")), pt.get("commit", d["commit"])]
         lines.append("| " + " | ".join(str(c) for c in cells) + " |")
+    for name, v in (d.get("variations") or {}).items():
+        f = v["figures"]
+        lines += ["", f"At {v['runs']} runs with `{name}` alone changed: Actor_hind {_rate(f.get('actor_hind'))}, "
+                      f"against the point's own {_versus(f.get('actor_hind_vs_base'))}; full step "
+                      f"{_rate(f.get('full_step'))}, against the point's own {_versus(f.get('full_step_vs_base'))}."]
     return lines + [""]
 
 

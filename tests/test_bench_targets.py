@@ -133,3 +133,8 @@ def test_pool_curve_target_and_pairs() -> None:
                                                     for p in picks([True] * 8)]}}
     with pytest.raises(ValueError, match="probe states"):
         m.merge({0: {"picks": [{**p, "config": "actor_gt"} for p in picks([False] * 8)]}}, other)
+    # A variation at the largest point is paired with that point's own picks, configuration by configuration.
+    variation = {"runs": 35, "picks": picks([False, True] * 4)}
+    figs_v = m.versus_base(variation, points, samples=200)
+    assert figs_v["actor_hind"]["optimal"] == 0.5 and figs_v["actor_hind_vs_base"]["optimal_diff"] == -0.5
+    assert "full_step" not in figs_v
