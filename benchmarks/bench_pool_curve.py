@@ -110,7 +110,8 @@ def read_point(ws: Path) -> dict[str, Any]:
             seconds[stage] = json.loads(f.read_text()).get("seconds")
     picks = [{k: p[k] for k in PICK_KEYS} for p in
              (json.loads(line) for line in (ws / "data/probe/picks.jsonl").read_text().splitlines() if line.strip())]
-    return {"practice": manifest.get("practice"), "material": manifest.get("material"),
+    used = manifest.get("params") or {}  # what the pool stage recorded: who practised, what the samples hold
+    return {"practice": used.get("practice"), "material": used.get("material"),
             "by_kind": manifest.get("by_kind"), "hindsight_by_type": dict(sorted(by_type.items())),
             "completions": len(completions), "verified": sum(bool(c["verified"]) for c in completions),
             "stage_seconds": seconds, "picks": picks}
