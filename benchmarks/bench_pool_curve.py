@@ -12,7 +12,7 @@ smallest first: the practice sets are nested (the first N gt tasks of each type,
 the gt pool, so a larger point's practice runs and relabeling calls that a smaller point made are answered from the
 response cache, and each point pays only for its new runs. Only the hindsight pool differs between points; the
 probe's states, Actor_gt's answers and the random floor are the same at every point (computed once). `--merge` adds the points of an earlier run's --out file
-(each keeps the commit that measured it) when its probe states are these states, so a curve longer than one sitting
+and its variations (each keeps the commit that measured it) when its probe states are these states, so a curve longer than one sitting
 can be measured a few points at a time. `--vary relabel.trim_loops=true` (repeatable) runs one more experiment at the
 largest point with that change alone and pairs its probe with the point's: how the sample-content params are decided.
 
@@ -264,7 +264,10 @@ def main(argv: list[str] | None = None) -> int:
             server.wait()
     measured = dict(points)
     if args.merge:
-        points = merge(points, json.loads(args.merge.read_text(encoding="utf-8")))
+        earlier = json.loads(args.merge.read_text(encoding="utf-8"))
+        points = merge(points, earlier)
+        variations = {**{name: {**v, "picks": earlier.get("variation_picks", {}).get(name, [])}
+                         for name, v in (earlier.get("variations") or {}).items()}, **variations}
         if args.out:
             write_out(Path(args.out), points, commit, args.profile.name, extra, cold, variations)
     figs = figures(points)
