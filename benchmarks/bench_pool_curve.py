@@ -11,10 +11,11 @@ Each point is `dvc exp run -n curve-<runs> <profile> <probe size> <--set ...> -S
 smallest first: the practice sets are nested (the first N gt tasks of each type, by id) and a practice run reads only
 the gt pool, so a larger point's practice runs and relabeling calls that a smaller point made are answered from the
 response cache, and each point pays only for its new runs. Only the hindsight pool differs between points; the
-probe's states, Actor_gt's answers and the random floor are the same at every point (computed once). `--merge` adds the points of an earlier run's --out file
-and its variations (each keeps the commit that measured it) when its probe states are these states, so a curve longer than one sitting
-can be measured a few points at a time. `--vary relabel.trim_loops=true` (repeatable) runs one more experiment at the
-largest point with that change alone and pairs its probe with the point's: how the sample-content params are decided.
+probe's states, Actor_gt's answers and the random floor are the same at every point (computed once). `--merge`
+adds the points of an earlier run's --out file and its variations (each keeps the commit that measured it) when its
+probe states are these states, so a curve longer than one sitting can be measured a few points at a time.
+`--vary relabel.trim_loops=true` (repeatable) runs one more experiment at the largest point with that change alone
+and pairs its probe with the point's: how the sample-content params are decided.
 
 Prints per point: practice runs (by the planner that made them: `none` = the paper's, `full` = the scaffold) and how
 many succeeded, completions verified (the relabeling yield), the pool (hindsight actor samples: recovery material /
