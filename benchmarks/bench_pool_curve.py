@@ -164,7 +164,8 @@ def table(points: dict[int, dict[str, Any]], figs: dict[int, dict[str, Any]]) ->
         mat = pt["material"] or {}
         lines.append(f"{n:>4} {who:<28} {pt['verified']:>3}/{pt['completions']:<4} "
                      f"{(pt['by_kind'] or {}).get('hindsight', 0):>4} "
-                     f"{mat.get('recovery', 0):>5}/{mat.get('clean', 0):<5} {(pt['by_kind'] or {}).get('critic', 0):>6} "
+                     f"{mat.get('recovery', 0):>5}/{mat.get('clean', 0):<5} "
+                     f"{(pt['by_kind'] or {}).get('critic', 0):>6} "
                      f"{secs:>18.0f} {hind:>24} {regret:>17} {full:>20} {vs[0]:>22} {vs[1]:>22}")
     return "\n".join(lines)
 

@@ -360,10 +360,10 @@ def curve_section(data: "ReportData") -> str:
                      _pct(h["optimal"]) + _ci(h["optimal_ci"]) if h else "–",
                      _diff(vs0["optimal_diff"], vs0["optimal_diff_ci"]) + f" (p {vs0['mcnemar_p']:.2f})"
                      if vs0 else "–", _e(pt.get("commit", c.get("commit", "")))])
-    return (f'<p class="note">benchmarks/bench_pool_curve.py, profile {_e(c.get("profile", ""))}: the probe at hindsight '
-            f'pools from nested practice sets of the paper planner (none = the paper planner; full = the scaffold), '
-            f'the gt pool the same at every point. Planner in the table: who made the practice runs, solved/runs.'
-            f'</p>{curve_chart(c)}' + _table(["practice runs", "practice (planner: solved/runs)", "verified",
+    return (f'<p class="note">benchmarks/bench_pool_curve.py, profile {_e(c.get("profile", ""))}: the probe at '
+            f'hindsight pools from nested practice sets of the paper planner (none = the paper planner; full = the '
+            f'scaffold), the gt pool the same at every point. Planner in the table: who made the practice runs, '
+            f'solved/runs.</p>{curve_chart(c)}' + _table(["practice runs", "practice (planner: solved/runs)", "verified",
                                                "hindsight samples", "Actor_hind optimal [95% CI]",
                                                "vs empty pool [95% CI]", "commit"], rows, num=range(2, 6)))
 
@@ -380,7 +380,8 @@ def render(data: "ReportData") -> str:
 <header><h1>Hindsight Planner pools: evaluation report</h1>
 <p>{len(data.variants)} variants · {n_eps} episodes · splits: {_e(", ".join(data.splits))}</p></header>
 <nav><a href="#variants">Variants</a><a href="#comparisons">Comparisons</a><a href="#by-type">SR per task type</a>
-<a href="#probe">Probe</a><a href="#curve">Curve</a><a href="#pools">Pools</a><a href="#episodes">Episodes</a><a href="#settings">Settings</a></nav>
+<a href="#probe">Probe</a><a href="#curve">Curve</a><a href="#pools">Pools</a><a href="#episodes">Episodes</a>
+<a href="#settings">Settings</a></nav>
 <main>
 {notes}
 <section id="variants"><h2>Variants</h2>
