@@ -42,7 +42,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.bench_pipeline import project_copy  # noqa: E402
+from benchmarks.bench_pipeline import project_copy, ran_stages  # noqa: E402
 from benchmarks.results import revision  # noqa: E402
 from flows.cli.cmd_profile import flatten, override_value  # noqa: E402
 from pools.probe_metrics import paired, summary  # noqa: E402
@@ -94,8 +94,9 @@ def point_settings(profile: Path, per_type: int, extra: dict[str, Any]) -> dict[
     return settings
 
 
-def read_point(ws: Path) -> dict[str, Any]:
-    """What one experiment left in the workspace: pool manifest, relabeling yield, stage seconds, probe picks."""
+def read_point(ws: Path, ran: set[str]) -> dict[str, Any]:
+    """What one experiment left in the workspace: pool manifest, relabeling yield, the seconds of the stages it ran
+    (`ran`; the others were DVC's cached outputs, and their summary files hold another run's seconds), probe picks."""
     manifest = json.loads((ws / "data/pools/hindsight.manifest.json").read_text())
     completions = [json.loads(line) for line in (ws / "data/relabel/completions.jsonl").read_text().splitlines()
                    if line.strip()]
@@ -107,7 +108,7 @@ def read_point(ws: Path) -> dict[str, Any]:
     seconds = {}
     for stage in STAGES:
         f = ws / "details/stages" / f"{stage}.json"
-        if f.is_file():
+        if stage in ran and f.is_file():
             seconds[stage] = json.loads(f.read_text()).get("seconds")
     picks = [{k: p[k] for k in PICK_KEYS} for p in
              (json.loads(line) for line in (ws / "data/probe/picks.jsonl").read_text().splitlines() if line.strip())]
@@ -115,7 +116,7 @@ def read_point(ws: Path) -> dict[str, Any]:
     return {"practice": used.get("practice"), "material": used.get("material"),
             "by_kind": manifest.get("by_kind"), "hindsight_by_type": dict(sorted(by_type.items())),
             "completions": len(completions), "verified": sum(bool(c["verified"]) for c in completions),
-            "stage_seconds": seconds, "picks": picks}
+            "stage_seconds": seconds, "cached_stages": [s for s in STAGES if s not in ran], "picks": picks}
 
 
 def figures(points: dict[int, dict[str, Any]], samples: int = 10000, seed: int = 0) -> dict[int, dict[str, Any]]:
@@ -170,15 +171,18 @@ def table(points: dict[int, dict[str, Any]], figs: dict[int, dict[str, Any]]) ->
     return "\n".join(lines)
 
 
-def run_point(ws: Path, env: dict[str, str], name: str, settings: dict[str, Any]) -> float:
-    """One experiment (`dvc exp run -n NAME`, up to stage probe); its wall seconds."""
+def run_point(ws: Path, env: dict[str, str], name: str, settings: dict[str, Any]) -> tuple[float, set[str]]:
+    """One experiment (`dvc exp run -n NAME`, up to stage probe); its wall seconds and the stages it ran."""
+    # An experiment run in the workspace leaves its -S changes in params.yaml: start each from the committed params,
+    # so a --vary change never leaks into the next point or variation.
+    subprocess.run(["git", "checkout", "--", "params.yaml"], cwd=ws, env=env, check=True, capture_output=True)
     subprocess.run([str(ROOT / ".venv/bin/dvc"), "exp", "remove", name], cwd=ws, env=env, capture_output=True)
     t0 = time.monotonic()
     proc = subprocess.run([str(ROOT / ".venv/bin/dvc"), "exp", "run", "-n", name, *dvc_args(settings), "probe"],
                           cwd=ws, env=env, capture_output=True, text=True)
     if proc.returncode != 0:
         raise SystemExit(f"{name}: dvc exp run exited {proc.returncode}\n{(proc.stdout + proc.stderr)[-4000:]}")
-    return time.monotonic() - t0
+    return time.monotonic() - t0, ran_stages(proc.stdout + proc.stderr)
 
 
 def merge(points: dict[int, dict[str, Any]], earlier: dict[str, Any]) -> dict[int, dict[str, Any]]:
@@ -192,7 +196,10 @@ def merge(points: dict[int, dict[str, Any]], earlier: dict[str, Any]) -> dict[in
     if points and old and states(points) != states(old):
         raise ValueError("--merge: the earlier run's probe states are not this run's (other probe params or code); "
                          "its points cannot be paired with these")
-    return {**old, **points}
+    # A point this run restored from DVC's cache ran no stage: it keeps the seconds of the run that paid for it.
+    kept = {n: {**pt, "stage_seconds": old[n]["stage_seconds"]} if n in old and not pt["stage_seconds"] else pt
+            for n, pt in points.items()}
+    return {**old, **kept}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -247,17 +254,17 @@ def main(argv: list[str] | None = None) -> int:
                   f"{args.profile.name}, workspace {ws} ({'cold' if cold else 'warm'})", flush=True)
             for n in per_types:
                 runs = n * TYPES
-                wall = run_point(ws, env, f"curve-{runs}", point_settings(args.profile, n, extra))
-                points[runs] = read_point(ws) | {"wall_s": round(wall, 1), "per_type": n, "commit": commit}
+                wall, ran = run_point(ws, env, f"curve-{runs}", point_settings(args.profile, n, extra))
+                points[runs] = read_point(ws, ran) | {"wall_s": round(wall, 1), "per_type": n, "commit": commit}
                 print(f"  {runs} runs: {wall:.0f} s", flush=True)
                 if args.out:  # after every point: a long run that is stopped keeps what it measured
                     write_out(Path(args.out), points, commit, args.profile.name, extra, cold)
             for key, value in vary.items():  # at the largest point: what a sample holds, changed one key at a time
                 n = per_types[-1]
                 name = f"curve-{n * TYPES}-{key.split('.')[-1]}-{override_value(value)}"
-                wall = run_point(ws, env, name, point_settings(args.profile, n, {**extra, key: value}))
-                variations[f"{key}={override_value(value)}"] = read_point(ws) | {"wall_s": round(wall, 1),
-                                                                                "runs": n * TYPES, "commit": commit}
+                wall, ran = run_point(ws, env, name, point_settings(args.profile, n, {**extra, key: value}))
+                variations[f"{key}={override_value(value)}"] = read_point(ws, ran) | {
+                    "wall_s": round(wall, 1), "runs": n * TYPES, "commit": commit}
                 print(f"  {name}: {wall:.0f} s", flush=True)
                 if args.out:
                     write_out(Path(args.out), points, commit, args.profile.name, extra, cold, variations)

@@ -128,7 +128,9 @@ def test_pool_curve_target_and_pairs() -> None:
     assert figs[7]["actor_hind"]["optimal"] == 0.5
     # An earlier run's points join when its probe states are the same states, and never silently otherwise.
     earlier = {"points": {"21": {"per_type": 3}}, "picks": {"21": picks([True, True] * 4)}}
-    assert sorted(m.merge(points, earlier)) == [0, 7, 21, 35]
+    assert sorted(m.merge({k: {**v, "stage_seconds": {}} for k, v in points.items()}, earlier)) == [0, 7, 21, 35]
+    paid = {"points": {"7": {"stage_seconds": {"collect": 453.0}}}, "picks": {"7": []}}
+    assert m.merge({7: {"picks": [], "stage_seconds": {}}}, paid)[7]["stage_seconds"] == {"collect": 453.0}
     other = {"points": {"21": {}}, "picks": {"21": [{**p, "config": "actor_gt", "state_id": "x" + p["state_id"]}
                                                     for p in picks([True] * 8)]}}
     with pytest.raises(ValueError, match="probe states"):
