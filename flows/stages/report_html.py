@@ -328,8 +328,8 @@ def curve_chart(curve: dict[str, Any]) -> str:
         if not pts:
             continue
         c = _colour(colour)
-        out.append(f'<polyline fill="none" stroke="{c}" stroke-width="2"'
-                   f'{" stroke-dasharray=&quot;5,4&quot;" if key in ("actor_gt", "random") else ""} points="'
+        dash = ' stroke-dasharray="5,4"' if key in ("actor_gt", "random") else ""  # the pool does not move them
+        out.append(f'<polyline fill="none" stroke="{c}" stroke-width="2"{dash} points="'
                    + " ".join(f"{x(n):.1f},{y(v['optimal']):.1f}" for n, v in pts) + '"/>')
         for n, v in pts:
             lo, hi = v["optimal_ci"]
