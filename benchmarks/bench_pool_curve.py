@@ -80,6 +80,24 @@ def missed_targets(points: dict[int, dict[str, Any]], cold: bool) -> list[str]:
     return []
 
 
+def key_values(items: list[str]) -> dict[str, Any]:
+    """KEY=VALUE arguments as a dict: a value is read as JSON when it parses, else kept as text."""
+    out: dict[str, Any] = {}
+    for item in items:
+        key, _, value = item.partition("=")
+        try:
+            out[key] = json.loads(value)
+        except json.JSONDecodeError:
+            out[key] = value
+    return out
+
+
+def brief(config: str, rows: list[dict[str, Any]], samples: int, seed: int) -> dict[str, Any]:
+    """One configuration's probe figures without the breakdowns: states, tasks, optimal and regret with intervals."""
+    s = summary(config, rows, samples, seed)
+    return {k: s[k] for k in ("states", "tasks", "optimal", "optimal_ci", "regret", "regret_ci")}
+
+
 def dvc_args(settings: dict[str, Any]) -> list[str]:
     """`-S key=value` arguments, as `hindsight profile` prints them."""
     return [arg for key, value in settings.items() for arg in ("-S", f"{key}={override_value(value)}")]
@@ -128,8 +146,7 @@ def figures(points: dict[int, dict[str, Any]], samples: int = 10000, seed: int =
         for config in ("actor_hind", "full_step", "actor_gt", "random"):
             rows = [p for p in pt["picks"] if p["config"] == config]
             if rows:
-                s = summary(config, rows, samples, seed)
-                row[config] = {k: s[k] for k in ("states", "tasks", "optimal", "optimal_ci", "regret", "regret_ci")}
+                row[config] = brief(config, rows, samples, seed)
         for ref in (0, DEFAULT_RUNS):
             if ref in hind and ref != n and hind[n]:
                 row[f"vs_{ref}"] = paired(f"actor_hind@{n}", hind[n], f"actor_hind@{ref}", hind[ref], samples, seed)
@@ -220,20 +237,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     per_types = sorted({int(p) for p in args.points.split(",") if p.strip()})
-    extra: dict[str, Any] = {}
-    for item in args.set:
-        key, _, value = item.partition("=")
-        try:
-            extra[key] = json.loads(value)
-        except json.JSONDecodeError:
-            extra[key] = value
-    vary: dict[str, Any] = {}
-    for item in args.vary:
-        key, _, value = item.partition("=")
-        try:
-            vary[key] = json.loads(value)
-        except json.JSONDecodeError:
-            vary[key] = value
+    extra, vary = key_values(args.set), key_values(args.vary)
     points: dict[int, dict[str, Any]] = {}
     variations: dict[str, dict[str, Any]] = {}
     commit = revision()
@@ -321,8 +325,7 @@ def versus_base(variation: dict[str, Any], points: dict[int, dict[str, Any]], sa
         mine = [p for p in variation["picks"] if p["config"] == config]
         theirs = [p for p in base if p["config"] == config]
         if mine:
-            s = summary(config, mine, samples, seed)
-            out[config] = {k: s[k] for k in ("states", "tasks", "optimal", "optimal_ci", "regret", "regret_ci")}
+            out[config] = brief(config, mine, samples, seed)
         if mine and theirs:
             out[f"{config}_vs_base"] = paired(config, mine, config, theirs, samples, seed)
     return out
