@@ -15,7 +15,7 @@ value is checked against them, and the expert, which reads none, names `gt`); `p
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Mapping
 
 POOLS = ("gt", "hind")
@@ -128,3 +128,18 @@ def practice_variant(params: Mapping[str, Any]) -> Variant:
     """The planner of the practice runs: params `collect.variant`, a definition as in evaluate.variants."""
     definition = (params.get("collect") or {}).get("variant")
     return Variant.parse(PRACTICE, definition if definition is not None else PRESETS["hindsight"], where="collect")
+
+
+def scaffold_from(params: Mapping[str, Any]) -> int | None:
+    """Params `collect.scaffold_from`: practice runs past this many per task type are made under the scaffold (a
+    curve point the paper's planner cannot fit in time); None = every run by collect.variant (the paper)."""
+    value = (params.get("collect") or {}).get("scaffold_from")
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+        raise ValueError(f"params.yaml: collect.scaffold_from: expected null or a whole number >= 0 (practice runs "
+                         f"per task type made by collect.variant before the scaffold takes over), got {value!r}")
+    return value
+
+
+def under_scaffold(variant: Variant) -> Variant:
+    """The same variant with the scaffold's rules on (planner.scaffold: full)."""
+    return replace(variant, planner={**variant.planner, "scaffold": "full"})

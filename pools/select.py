@@ -35,3 +35,15 @@ def practice_samples(gt_records: list[dict[str, Any]], per_type: int) -> list[di
         if rec["kind"] == "gt":
             by_type[rec["task_type"]].append(rec)
     return [rec for t in sorted(by_type) for rec in by_type[t][:per_type]]
+
+
+def past_first(samples: list[dict[str, Any]], first: int) -> set[str]:
+    """The ids of the samples after the first `first` of their task type, in the order given (practice_samples'
+    order: nested, so the first `first` per type are the same at every collect.per_type)."""
+    seen: dict[str, int] = defaultdict(int)
+    late = set()
+    for rec in samples:
+        if seen[rec["task_type"]] >= first:
+            late.add(rec["id"])
+        seen[rec["task_type"]] += 1
+    return late

@@ -116,6 +116,14 @@ def test_pool_curve_target_and_pairs() -> None:
     assert m.missed_targets({35: slow}, cold=False) == []          # a warm workspace is not a measurement
     few = {**slow, "practice": {"by_planner": {"none": {"rollouts": 21, "succeeded": 0}}}}
     assert m.missed_targets({21: few}, cold=True) == []            # under 35 paper runs: the target does not apply
+    # The 70 point's last 35 runs made under the scaffold: outside the target, which stays on the paper's points.
+    mixed = {**slow, "practice": {"by_planner": {"none": {"rollouts": 35, "succeeded": 2},
+                                                 "full": {"rollouts": 35, "succeeded": 20}}}}
+    assert m.missed_targets({35: point, 70: mixed}, cold=True) == []
+    assert m.missed_targets({35: slow, 70: mixed}, cold=True)
+    profile = BENCH.parent / "profiles" / "paper.yaml"
+    assert "collect.scaffold_from" not in m.point_settings(profile, 5, {}, scaffold_from=5)  # same params as before
+    assert m.point_settings(profile, 10, {}, scaffold_from=5)["collect.scaffold_from"] == 5
     # Paired against the empty pool: the same states at both points, task-resampled.
     picks = lambda opt: [{"state_id": f"s{i}", "config": "actor_hind", "task_id": f"t{i % 4}", "task_type": "x",  # noqa: E731
                           "kind": "recovery", "optimal": o, "regret": 0 if o else 1, "progress": 0}

@@ -15,26 +15,32 @@ from household.tasks import get_task
 from planner.config import PlannerConfig
 from planner.relabel.stages import collect_rollout
 from planner.retrieval.examples import ExamplePools
-from planner.variants import practice_variant
-from pools.select import practice_samples
+from planner.variants import practice_variant, scaffold_from, under_scaffold
+from pools.select import past_first, practice_samples
 
 
 def plan(params: dict[str, Any], policy: str) -> Planned:
     """The items of stage `collect` and how to run one (rebuilt from params and files on a Dask worker)."""
     gt = read_input(GT_POOL, "sample", policy)
-    variant = practice_variant({"collect": section(params, "collect")})
-    cfg = PlannerConfig.from_params(params.declared(), variant=variant).capped(
-        section(params, "collect").get("max_subgoals"))
+    collect = section(params, "collect")
+    variant = practice_variant({"collect": collect})
     pools = ExamplePools.from_records(gt.records)
-    per_type = int(section(params, "collect")["per_type"])
+    per_type = int(collect["per_type"])
     if uses_alfworld(params):  # the pool's tasks that have an ALFWorld train game, played in ALFWorld's engine
         practice = practice_on_games(gt.records, per_type, section(params, "world"))
     else:
         practice = practice_samples(gt.records, per_type)
     items = [(s["id"], s) for s in practice]
+    first = scaffold_from({"collect": collect})
+    late = past_first(practice, first) if first is not None else set()
+    # (variant, its config) of the first runs per type and, past collect.scaffold_from, of the scaffold's runs
+    cap = collect.get("max_subgoals")
+    planners = {late_run: (v, PlannerConfig.from_params(params.declared(), variant=v).capped(cap))
+                for late_run, v in ((False, variant), (True, under_scaffold(variant)))}
 
     def work(client: Any, sample: dict[str, Any]) -> dict[str, Any]:
-        return collect_rollout(get_task(sample["task_id"]), variant, pools, client, cfg,
+        run_variant, cfg = planners[sample["id"] in late]
+        return collect_rollout(get_task(sample["task_id"]), run_variant, pools, client, cfg,
                                leave_out=sample["id"]).to_dict()
 
     return Planned(items, work, quarantined=len(gt.rejected))

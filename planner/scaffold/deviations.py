@@ -147,6 +147,7 @@ FAITHFUL: dict[str, Any] = {
     "planner.adapter_every_step": True,
     "pools.gt_split": "train",
     "collect.variant": "the hindsight planner (both actors)",
+    "collect.scaffold_from": None,
     "relabel.show_expert": True,
     "relabel.trim_loops": False,
     "relabel.pool_clean": True,
