@@ -237,6 +237,13 @@ def merge(points: dict[int, dict[str, Any]], earlier: dict[str, Any]) -> dict[in
     return {**old, **kept}
 
 
+def merge_variations(variations: dict[str, dict[str, Any]], earlier: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """An earlier run's variations (with their picks) joined with this run's; the same change at the same point is
+    this run's. Names carry the point (`KEY=VALUE@RUNS`), so one change measured at 7 and at 35 runs keeps both."""
+    return {**{name: {**v, "picks": earlier.get("variation_picks", {}).get(name, [])}
+               for name, v in (earlier.get("variations") or {}).items()}, **variations}
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the points (largest first), print the curve, optionally write it as JSON."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -291,7 +298,8 @@ def main(argv: list[str] | None = None) -> int:
                 name = f"curve-{n * TYPES}-{key.split('.')[-1]}-{override_value(value)}"
                 wall, ran = run_point(ws, env, name, point_settings(args.profile, n, {**extra, key: value},
                                                                    args.scaffold_from))
-                variations[f"{key}={override_value(value)}"] = read_point(ws, ran) | {
+                # Named with its point, so a --merge keeps the same change measured at another point.
+                variations[f"{key}={override_value(value)}@{n * TYPES}"] = read_point(ws, ran) | {
                     "wall_s": round(wall, 1), "runs": n * TYPES, "commit": commit}
                 print(f"  {name}: {wall:.0f} s", flush=True)
                 if args.out:
@@ -303,8 +311,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.merge:
         earlier = json.loads(args.merge.read_text(encoding="utf-8"))
         points = merge(points, earlier)
-        variations = {**{name: {**v, "picks": earlier.get("variation_picks", {}).get(name, [])}
-                         for name, v in (earlier.get("variations") or {}).items()}, **variations}
+        variations = merge_variations(variations, earlier)
         if args.out:
             write_out(Path(args.out), points, commit, args.profile.name, extra, cold, variations)
     figs = figures(points)
@@ -316,7 +323,7 @@ def main(argv: list[str] | None = None) -> int:
         for name, v in variations.items():
             for config, p in ((c, versus_base(v, points).get(f"{c}_vs_base")) for c in ("actor_hind", "full_step")):
                 if p:
-                    print(f"{name} at {v['runs']} runs, {config} vs the point's own: {100 * p['optimal_diff']:+.1f} "
+                    print(f"{name.split('@')[0]} at {v['runs']} runs, {config} vs the point's own: {100 * p['optimal_diff']:+.1f} "
                           f"points [{100 * p['optimal_diff_ci'][0]:+.0f}, {100 * p['optimal_diff_ci'][1]:+.0f}] on "
                           f"{p['states']} states, McNemar p = {p['mcnemar_p']:.2f}")
     missed = missed_targets(measured, cold)

@@ -307,7 +307,7 @@ def curve_section(d: dict[str, Any]) -> list[str]:
         lines.append("| " + " | ".join(str(c) for c in cells) + " |")
     for name, v in (d.get("variations") or {}).items():
         f = v["figures"]
-        lines += ["", f"At {v['runs']} runs with `{name}` alone changed: Actor_hind {_rate(f.get('actor_hind'))}, "
+        lines += ["", f"At {v['runs']} runs with `{name.split('@')[0]}` alone changed: Actor_hind {_rate(f.get('actor_hind'))}, "
                       f"against the point's own {_versus(f.get('actor_hind_vs_base'))}; full step "
                       f"{_rate(f.get('full_step'))}, against the point's own {_versus(f.get('full_step_vs_base'))}."]
     return lines + [""]

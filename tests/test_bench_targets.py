@@ -148,3 +148,10 @@ def test_pool_curve_target_and_pairs() -> None:
     figs_v = m.versus_base(variation, points, samples=200)
     assert figs_v["actor_hind"]["optimal"] == 0.5 and figs_v["actor_hind_vs_base"]["optimal_diff"] == -0.5
     assert "full_step" not in figs_v
+    # The same change measured at 7 runs in an earlier sitting and at 35 now: both kept, each with its picks.
+    earlier_v = {"variations": {"relabel.pool_clean=false": {"runs": 7}},
+                 "variation_picks": {"relabel.pool_clean=false": picks([True] * 8)}}
+    joined = m.merge_variations({"relabel.pool_clean=false@35": variation}, earlier_v)
+    assert {n: v["runs"] for n, v in joined.items()} == {"relabel.pool_clean=false": 7,
+                                                        "relabel.pool_clean=false@35": 35}
+    assert len(joined["relabel.pool_clean=false"]["picks"]) == 8
