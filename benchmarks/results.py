@@ -147,9 +147,10 @@ def _ci(ci: Any, pct: bool = True, signed: bool = False) -> str:
 
 def planner_section(d: dict[str, Any]) -> list[str]:
     """Tables of one bench_planner output: variants and floors, then the paired comparisons."""
+    named = d.get("hindsight_pools") or {}  # --hindsight-pools: each variant@NAME read its own pool
+    hindsight = " / ".join(f"{n} {k}" for n, k in named.items()) if named else d["hindsight_examples"]
     where = (f"{d['split']}, task set **{d['task_set']}** ({d['tasks']} tasks, {d['per_type']} per type, seed "
-             f"{d['seed']}), commit `{d['commit']}`; {d['gt_examples']} gt / {d['hindsight_examples']} hindsight "
-             f"examples; models: {', '.join(sorted(set(d.get('models', {}).values()))) or '-'}")
+             f"{d['seed']}), commit `{d['commit']}`; {d['gt_examples']} gt / {hindsight} hindsight examples; models: {', '.join(sorted(set(d.get('models', {}).values()))) or '-'}")
     lines = [f"### bench_planner: {where}", ""]
     if d.get("note"):
         lines += [d["note"], ""]
