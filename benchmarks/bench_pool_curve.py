@@ -323,7 +323,8 @@ def main(argv: list[str] | None = None) -> int:
         for name, v in variations.items():
             for config, p in ((c, versus_base(v, points).get(f"{c}_vs_base")) for c in ("actor_hind", "full_step")):
                 if p:
-                    print(f"{name.split('@')[0]} at {v['runs']} runs, {config} vs the point's own: {100 * p['optimal_diff']:+.1f} "
+                    print(f"{name.split('@')[0]} at {v['runs']} runs, {config} vs the point's own: "
+                          f"{100 * p['optimal_diff']:+.1f} "
                           f"points [{100 * p['optimal_diff_ci'][0]:+.0f}, {100 * p['optimal_diff_ci'][1]:+.0f}] on "
                           f"{p['states']} states, McNemar p = {p['mcnemar_p']:.2f}")
     missed = missed_targets(measured, cold)

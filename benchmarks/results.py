@@ -150,7 +150,8 @@ def planner_section(d: dict[str, Any]) -> list[str]:
     named = d.get("hindsight_pools") or {}  # --hindsight-pools: each variant@NAME read its own pool
     hindsight = " / ".join(f"{n} {k}" for n, k in named.items()) if named else d["hindsight_examples"]
     where = (f"{d['split']}, task set **{d['task_set']}** ({d['tasks']} tasks, {d['per_type']} per type, seed "
-             f"{d['seed']}), commit `{d['commit']}`; {d['gt_examples']} gt / {hindsight} hindsight examples; models: {', '.join(sorted(set(d.get('models', {}).values()))) or '-'}")
+             f"{d['seed']}), commit `{d['commit']}`; {d['gt_examples']} gt / {hindsight} hindsight examples; "
+             f"models: {', '.join(sorted(set(d.get('models', {}).values()))) or '-'}")
     lines = [f"### bench_planner: {where}", ""]
     if d.get("note"):
         lines += [d["note"], ""]
@@ -308,7 +309,8 @@ def curve_section(d: dict[str, Any]) -> list[str]:
         lines.append("| " + " | ".join(str(c) for c in cells) + " |")
     for name, v in (d.get("variations") or {}).items():
         f = v["figures"]
-        lines += ["", f"At {v['runs']} runs with `{name.split('@')[0]}` alone changed: Actor_hind {_rate(f.get('actor_hind'))}, "
+        lines += ["", f"At {v['runs']} runs with `{name.split('@')[0]}` alone changed: Actor_hind "
+                      f"{_rate(f.get('actor_hind'))}, "
                       f"against the point's own {_versus(f.get('actor_hind_vs_base'))}; full step "
                       f"{_rate(f.get('full_step'))}, against the point's own {_versus(f.get('full_step_vs_base'))}."]
     return lines + [""]
