@@ -4,11 +4,12 @@ verified hindsight actor samples, how often the critic sample's value matches th
     .venv/bin/python benchmarks/bench_relabel.py [--per-type 1] [--params params.yaml] [--json] [--out FILE]
 
 What it runs, as the pipeline does: the gt pool drawn like the `gt_pool` stage (pools.gt_per_type per task type
-of train), practice rollouts like `collect` (collect.per_type per type, leave-one-out, collect.variant with the
-params' planner models), then reflect, complete (with its repair rounds) and critic sample on each rollout, once
-with `relabel.show_expert: true` and once with `false` (the ablation); the rollouts are shared. A fresh response
-cache (temporary folder) makes every call paid. Targets: yield >= 60%, critic values matching replay >= 80%
-(with the expert shown); the benchmark exits 1 when either is missed.
+of train), practice rollouts like `collect` (collect.per_type per type, leave-one-out, capped at
+collect.max_subgoals, collect.variant with the params' planner models), then reflect, complete (with its repair
+rounds) and critic sample on each rollout, once with `relabel.show_expert: true` and once with `false` (the
+ablation); the rollouts are shared. A fresh response cache (temporary folder) makes every call paid. Targets:
+yield >= 60%, critic values matching replay >= 80% (with the expert shown); the benchmark exits 1 when either is
+missed.
 """
 from __future__ import annotations
 
@@ -113,8 +114,9 @@ def main(argv: list[str] | None = None) -> int:
     pools = ExamplePools(gt=gt, critic=critic)
     experts = {s.task_id: s for s in gt}
     practice = practice_variant(params)
-    cfg = PlannerConfig.from_params(params, variant=practice)
-    practice = practice_samples([s.to_dict() for s in gt], per_type)
+    # As the collect stage: practice runs capped at collect.max_subgoals.
+    cfg = PlannerConfig.from_params(params, variant=practice).capped(params["collect"].get("max_subgoals"))
+    samples = practice_samples([s.to_dict() for s in gt], per_type)
     cache = tempfile.mkdtemp(prefix="bench-relabel-")
     params = {**params, "llm": dict(params["llm"])}
     from flows.runtime.llm_stage import llm_client
@@ -127,10 +129,10 @@ def main(argv: list[str] | None = None) -> int:
             collect_s = 0.0
         else:
             rollouts = []
-            for s in practice:
+            for s in samples:
                 rollouts.append(collect_rollout(get_task(s["task_id"]), practice, pools, client, cfg,
                                                 leave_out=s["id"]))
-                print(f"collect {len(rollouts)}/{len(practice)}: {s['task_type']} success={rollouts[-1].success} "
+                print(f"collect {len(rollouts)}/{len(samples)}: {s['task_type']} success={rollouts[-1].success} "
                       f"{len(rollouts[-1].steps)} steps", file=sys.stderr, flush=True)
             collect_s = time.perf_counter() - started
         if args.save_rollouts:
