@@ -57,7 +57,7 @@ os.environ.setdefault("PREFECT_LOGGING_LEVEL", "CRITICAL")
 from planner.llm.scripted import Fault, Request, ScriptedEndpoint  # noqa: E402
 from planner.variants import PRESETS  # noqa: E402
 from testing.harness import (BIN, REASON, FaultTable, lost_and_duplicated, make_fault,  # noqa: E402
-                             output_ids, planner_answer, prefect_server, write_rows, write_with_bad)
+                             on_endpoint, output_ids, planner_answer, prefect_server, write_rows, write_with_bad)
 
 STAGE = "reflect"
 ROLLOUTS = "data/relabel/rollouts.jsonl"
@@ -144,14 +144,9 @@ def distinct_phi_rows(per_type: int) -> list[dict[str, Any]]:
 
 def write_params(root: Path, url: str, model: str, *, per_type: int, workers: int, timeout: float) -> None:
     """The project's params.yaml with every role on the scripted endpoint, sized for the benchmark."""
-    from flows.cli.cmd_profile import endpoint_profile
-
     params = yaml.safe_load((ROOT / "params.yaml").read_text(encoding="utf-8"))
-    scripted = endpoint_profile(params, url, model)["llm"]
-    params["llm"].update(endpoint=scripted["endpoint"], model=scripted["model"], timeout=timeout, retries=1,
-                         backoff=0.01, max_concurrency=workers, constrain="off")
-    for role, over in scripted.get("roles", {}).items():
-        params["llm"]["roles"][role].update(over)
+    on_endpoint(params, url, model, timeout=timeout, retries=1, backoff=0.01, max_concurrency=workers,
+                constrain="off")
     params["pools"].update(gt_split="train", gt_per_type=per_type)
     params["collect"].update(per_type=per_type, variant=PRESETS["llm_planner"])
     params["planner"].update(max_subgoals=4)

@@ -132,6 +132,18 @@ def planner_answer(req: Request) -> str:
     return "Navigation CounterTop; PickupObject Apple; Stop"
 
 
+def on_endpoint(params: dict[str, Any], url: str, model: str, **llm: Any) -> dict[str, Any]:
+    """Params (changed in place) with every LLM role, also those with their own endpoint/model, sent to one
+    endpoint, and the llm keys given (timeout, retries, ...) set."""
+    from flows.cli.cmd_profile import endpoint_profile
+
+    scripted = endpoint_profile(params, url, model)["llm"]
+    params["llm"].update(endpoint=scripted["endpoint"], model=scripted["model"], **llm)
+    for role, over in scripted.get("roles", {}).items():
+        params["llm"]["roles"][role].update(over)
+    return params
+
+
 def evaluate_workspace(root: Path, endpoint_url: str, model: str, *, per_type: int, types: Iterable[str] = TYPES,
                        splits: Iterable[str] = ("valid_seen",), gt_per_type: int = 2, max_subgoals: int = 4,
                        max_concurrency: int = 16) -> Path:
@@ -140,16 +152,10 @@ def evaluate_workspace(root: Path, endpoint_url: str, model: str, *, per_type: i
     (so a Prefect API must be reachable) and an empty hindsight pool."""
     import contextlib
 
-    from flows.cli.cmd_profile import endpoint_profile
-
     types, splits = list(types), list(splits)
     root.mkdir(parents=True, exist_ok=True)
     params = yaml.safe_load((ROOT / "params.yaml").read_text(encoding="utf-8"))
-    scripted = endpoint_profile(params, endpoint_url, model)["llm"]
-    params["llm"].update(endpoint=scripted["endpoint"], model=scripted["model"], timeout=30, retries=1, backoff=0.01,
-                         max_concurrency=max_concurrency)
-    for role, over in scripted.get("roles", {}).items():
-        params["llm"]["roles"][role].update(over)
+    on_endpoint(params, endpoint_url, model, timeout=30, retries=1, backoff=0.01, max_concurrency=max_concurrency)
     params["pools"].update(gt_split="train", gt_per_type=gt_per_type)
     params["planner"].update(max_subgoals=max_subgoals)
     params["evaluate"].update(splits=splits, per_type=per_type, max_tasks=0)  # every task of those

@@ -7,9 +7,8 @@ from pathlib import Path
 
 import yaml
 
-from flows.cli.cmd_profile import endpoint_profile
 from planner.llm.scripted import ScriptedEndpoint
-from testing.harness import planner_answer
+from testing.harness import on_endpoint, planner_answer
 from tests.test_bench_targets import bench
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -19,8 +18,7 @@ def test_bench_relabel_runs_end_to_end_on_a_scripted_endpoint(tmp_path: Path) ->
     # owned_by llamacpp: constrained picks are grammars, which planner_answer answers with a legal option.
     with ScriptedEndpoint(planner_answer, owned_by="llamacpp") as ep:
         params = yaml.safe_load((ROOT / "params.yaml").read_text(encoding="utf-8"))
-        params["llm"].update(endpoint_profile(params, ep.url, "scripted")["llm"], timeout=30, retries=1,
-                             backoff=0.01)
+        on_endpoint(params, ep.url, "scripted", timeout=30, retries=1, backoff=0.01)
         params["collect"]["max_subgoals"] = 2  # short practice runs: the path matters here, not the plans
         (tmp_path / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False), encoding="utf-8")
         out, pool = tmp_path / "relabel.json", tmp_path / "pool.jsonl"

@@ -207,15 +207,11 @@ class Project:
                 shutil.copy2(src, path / name)
         script.load_templates()
         params = yaml.safe_load((ROOT / "params.yaml").read_text())
-        from flows.cli.cmd_profile import endpoint_profile
+        from testing.harness import on_endpoint
 
         # Every role (also those the laptop profile pins to the embedded model) goes to the scripted endpoint.
-        scripted = endpoint_profile(params, endpoint.url, endpoint.model)["llm"]
         # Constrained calls carry their grammar (as on llama.cpp), so stepwise completion picks can be answered.
-        params["llm"].update(endpoint=scripted["endpoint"], model=scripted["model"], timeout=5, retries=1,
-                             constrain="grammar")
-        for role, over in scripted.get("roles", {}).items():
-            params["llm"]["roles"][role].update(over)
+        on_endpoint(params, endpoint.url, endpoint.model, timeout=5, retries=1, constrain="grammar")
         params["tasks"].update(splits=["train", "valid_seen"], task_types=list(TASK_TYPES))
         params["pools"].update(gt_per_type=2)
         params["collect"].update(per_type=1)
