@@ -23,6 +23,7 @@ COOLABLE: frozenset[str] = frozenset(_RAW["affordances"]["Coolable"])
 CLEANABLE: frozenset[str] = frozenset(_RAW["affordances"]["Cleanable"])
 SLICED_PARENT: dict[str, str] = dict(_RAW["sliced_parent"])
 SLICED_OF: dict[str, str] = {parent: sliced for sliced, parent in SLICED_PARENT.items()}
+SLICES: frozenset[str] = frozenset(SLICED_OF.values())  # the pieces' classes ('AppleSliced')
 # Only classes with a sliced counterpart can be sliced (Egg is Sliceable in THOR but has no EggSliced class).
 SLICEABLE: frozenset[str] = frozenset(_RAW["affordances"]["Sliceable"]) & frozenset(SLICED_OF)
 KNIVES: tuple[str, ...] = ("Knife", "ButterKnife")

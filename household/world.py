@@ -157,14 +157,6 @@ class World:
             out.max_fails = out.max_steps = 1 << 30
         return out
 
-    def walk_to(self, place_id: str) -> None:
-        """Full knowledge: walk straight to one place instance (the cost-to-go's walk; the agent's `Navigation C`
-        names a class and may need several to reach a given instance). Counts as one sub-goal."""
-        self.low_steps += self.nav.dist(self.state.at, place_id)
-        self.state.arrive(place_id, self.low_steps)
-        self._version += 1
-        self._done_reason = record_step(self, f"Navigation {self.state.places[place_id].cls}", None, "")
-
     def attempt(self, subgoal: str | SubGoal) -> str:
         """`step` without building the observation (for searches over copies): the failure reason, '' when ok."""
         if self._done_reason:

@@ -14,6 +14,7 @@ from household.ontology import (
     CONTAINERS, KNIVES, MOVABLE_RECEPTACLES, OPENABLE, PICKUPABLE, PLACE_RECEPTACLES, SLICEABLE, SLICED_OF, TOGGLEABLE,
     accepts, canonical_class, place_class,
 )
+from household.navigation import walk_classes
 
 NAV_TARGET_MODES = ("any", "seen")
 
@@ -36,7 +37,6 @@ def where_text(seen: Sequence[str], located: Sequence[tuple[str, str]]) -> tuple
 
 # Appliances a predicted object state calls for (ALFRED's rules as the world implements them).
 STATE_TOGGLES = {"heat": ("Microwave",), "clean": ("Faucet",)}
-SLICES = frozenset(SLICED_OF.values())
 # Where an object gets a predicted state.
 STATE_PLACE = {"heat": "Microwave", "cool": "Fridge", "clean": "SinkBasin"}
 
@@ -81,13 +81,10 @@ def legal_now(seen: Sequence[str], here: Sequence[str], holding: str, named: Ite
     known = [c for c in (canonical_class(x.split("(")[0].strip()) for x in seen) if c]
     named_cls = [c for c in (canonical_class(x) for x in named) if c]
     walk = scope.get("walk") if scope else None
-    unseen = set()  # named classes the world explores for; a slice exists only once something is sliced
-    if nav_targets == "any":
-        unseen = {c for c in (named_cls if walk is None else walk) if c not in SLICES}
-    nav = set(known) | unseen
+    explored = (named_cls if walk is None else walk) if nav_targets == "any" else ()  # the world explores for these
+    nav = walk_classes(known, explored, canonical_class(holding) if holding else None)
     if walk is not None:
         nav = {c for c in nav if c in walk or c in CONTAINERS}
-    nav.discard(canonical_class(holding) if holding else None)  # what is in the hands is not somewhere to walk to
     out = {f"Navigation {c}" for c in nav}
     local: list[str] = []
     closed: set[str] = set()
