@@ -48,7 +48,7 @@ sys.path.insert(0, str(ROOT))
 from benchmarks.bench_pipeline import project_copy, ran_stages  # noqa: E402
 from benchmarks.results import revision  # noqa: E402
 from flows.cli.cmd_profile import flatten, override_value  # noqa: E402
-from pools.probe_metrics import paired, summary  # noqa: E402
+from pools.probe_metrics import diff_text, interval, paired, summary  # noqa: E402
 from testing.harness import prefect_server  # noqa: E402
 
 import yaml  # noqa: E402
@@ -58,7 +58,7 @@ import yaml  # noqa: E402
 PROBE = {"probe.per_type": 2, "probe.states_per_task": 20, "probe.reference_tasks": 8, "probe.on_policy_per_task": 8,
          "probe.configs": ["actor_gt", "actor_hind", "random", "full_step"], "probe.full_step_states": 20}
 STAGES = ("collect", "reflect", "complete", "critic", "pool", "probe")
-PICK_KEYS = ("state_id", "config", "task_id", "task_type", "kind", "optimal", "regret", "progress")
+PICK_KEYS = ("state_id", "config", "task_id", "task_type", "kind", "optimal", "regret", "progress", "chance")
 DEFAULT_RUNS = 7  # the default make run's practice runs (collect.per_type 1)
 TYPES = 7  # ALFRED's task types: a point's practice runs are collect.per_type x 7
 # Issue 28: at least 35 practice runs by the paper's planner, and their relabeling, within 2.5 hours on 2 cores.
@@ -106,9 +106,10 @@ def key_values(items: list[str]) -> dict[str, Any]:
 
 
 def brief(config: str, rows: list[dict[str, Any]], samples: int, seed: int) -> dict[str, Any]:
-    """One configuration's probe figures without the breakdowns: states, tasks, optimal and regret with intervals."""
+    """One configuration's probe figures without the breakdowns: states, tasks, optimal and regret with intervals,
+    random's exact optimal rate on the same states."""
     s = summary(config, rows, samples, seed)
-    return {k: s[k] for k in ("states", "tasks", "optimal", "optimal_ci", "regret", "regret_ci")}
+    return {k: s[k] for k in ("states", "tasks", "optimal", "optimal_ci", "regret", "regret_ci", "chance")}
 
 
 def dvc_args(settings: dict[str, Any]) -> list[str]:
@@ -146,7 +147,7 @@ def read_point(ws: Path, ran: set[str]) -> dict[str, Any]:
         f = ws / "details/stages" / f"{stage}.json"
         if stage in ran and f.is_file():
             seconds[stage] = json.loads(f.read_text()).get("seconds")
-    picks = [{k: p[k] for k in PICK_KEYS} for p in
+    picks = [{k: p[k] for k in PICK_KEYS if k in p} for p in
              (json.loads(line) for line in (ws / "data/probe/picks.jsonl").read_text().splitlines() if line.strip())]
     used = manifest.get("params") or {}  # what the pool stage recorded: who practised, what the samples hold
     return {"practice": used.get("practice"), "material": used.get("material"),
@@ -179,30 +180,25 @@ def _pct(x: float) -> str:
 def table(points: dict[int, dict[str, Any]], figs: dict[int, dict[str, Any]]) -> str:
     """The curve as text, smallest point first."""
     lines = [f"{'runs':>4} {'practice (planner: ok/runs)':<28} {'verified':>8} {'hind':>4} {'recov/clean':>11} "
-             f"{'critic':>6} {'practice+relabel s':>18} {'Actor_hind optimal':>24} {'regret':>17} "
-             f"{'full step':>20} {'vs 0 (diff, p)':>22} {'vs 7 (diff, p)':>22}"]
+             f"{'critic':>6} {'practice+relabel s':>18} {'Actor_hind optimal':>24} {'random':>6} {'regret':>17} "
+             f"{'full step':>20} {'vs 0 (diff, p)':>34} {'vs 7 (diff, p)':>34}"]
     for n in sorted(points):
         pt, fg = points[n], figs[n]
         by = (pt["practice"] or {}).get("by_planner") or {}
         who = ", ".join(f"{k}: {v['succeeded']}/{v['rollouts']}" for k, v in by.items()) or "-"
         secs = practice_seconds(pt)
         h, f = fg.get("actor_hind"), fg.get("full_step")
-        hind = f"{_pct(h['optimal'])} [{_pct(h['optimal_ci'][0])}, {_pct(h['optimal_ci'][1])}] n={h['states']}" \
-            if h else "-"
-        regret = f"{h['regret']:.2f} [{h['regret_ci'][0]:.2f}, {h['regret_ci'][1]:.2f}]" if h else "-"
-        full = f"{_pct(f['optimal'])} [{_pct(f['optimal_ci'][0])}, {_pct(f['optimal_ci'][1])}] n={f['states']}" \
-            if f else "-"
-        vs = []
-        for ref in (0, DEFAULT_RUNS):
-            p = fg.get(f"vs_{ref}")
-            vs.append(f"{100 * p['optimal_diff']:+.1f} [{100 * p['optimal_diff_ci'][0]:+.0f}, "
-                      f"{100 * p['optimal_diff_ci'][1]:+.0f}] p={p['mcnemar_p']:.2f}" if p else "-")
+        hind = f"{_pct(h['optimal'])}{interval(h['optimal_ci'], 100, '.0f')} n={h['states']}" if h else "-"
+        regret = f"{h['regret']:.2f}{interval(h['regret_ci'], fmt='.2f')}" if h else "-"
+        full = f"{_pct(f['optimal'])}{interval(f['optimal_ci'], 100, '.0f')} n={f['states']}" if f else "-"
+        chance = f"{_pct(h['chance'])}" if h and h.get("chance") is not None else "-"
+        vs = [diff_text(p) if (p := fg.get(f"vs_{ref}")) else "-" for ref in (0, DEFAULT_RUNS)]
         mat = pt["material"] or {}
         lines.append(f"{n:>4} {who:<28} {pt['verified']:>3}/{pt['completions']:<4} "
                      f"{(pt['by_kind'] or {}).get('hindsight', 0):>4} "
                      f"{mat.get('recovery', 0):>5}/{mat.get('clean', 0):<5} "
                      f"{(pt['by_kind'] or {}).get('critic', 0):>6} "
-                     f"{secs:>18.0f} {hind:>24} {regret:>17} {full:>20} {vs[0]:>22} {vs[1]:>22}")
+                     f"{secs:>18.0f} {hind:>24} {chance:>6} {regret:>17} {full:>20} {vs[0]:>34} {vs[1]:>34}")
     return "\n".join(lines)
 
 
@@ -324,9 +320,7 @@ def main(argv: list[str] | None = None) -> int:
             for config, p in ((c, versus_base(v, points).get(f"{c}_vs_base")) for c in ("actor_hind", "full_step")):
                 if p:
                     print(f"{name.split('@')[0]} at {v['runs']} runs, {config} vs the point's own: "
-                          f"{100 * p['optimal_diff']:+.1f} "
-                          f"points [{100 * p['optimal_diff_ci'][0]:+.0f}, {100 * p['optimal_diff_ci'][1]:+.0f}] on "
-                          f"{p['states']} states, McNemar p = {p['mcnemar_p']:.2f}")
+                          f"{diff_text(p)} (points, on {p['states']} states of {p['tasks']} tasks)")
     missed = missed_targets(measured, cold)
     paper = paper_only(measured)
     total = sum(practice_seconds(p) for p in paper.values())

@@ -10,11 +10,12 @@ The gt pool is drawn as the `gt_pool` stage draws it; the hindsight pool is read
 the file is missing). `actor_hind_empty` is Actor_hind with the hindsight pool emptied (its prompt has no examples).
 `--reference` takes a bench_planner `--out` file and adds on-policy states from its `no_hindsight` episodes (the
 paper's planner without hindsight: a reference that reads no pool under test; those tasks are its split's). A fresh
-response cache makes every call paid. Prints the number of states (and where d was undefined), the seconds to build
-them, each configuration's optimal-pick rate and mean regret with 95% task-resampled intervals (overall, by state
-kind and by wrong-step kind), the seconds per answer, and Actor_hind vs Actor_gt and Actor_hind vs its emptied self
-paired. Target (issue 27): 200 states answered by Actor_gt, Actor_hind and random in at most 20 minutes on 2 cores
-(exit 1 on a miss when at least 200 states ran; the time of the three target configurations is what counts).
+response cache makes every call paid. Prints the number of states (and where d was undefined; the candidates dropped
+by kind and reason), the seconds to build them, each configuration's optimal-pick rate beside random's exact one and
+mean regret with 95% task-resampled intervals (overall, by state kind and by wrong-step kind), the seconds per answer,
+and Actor_hind vs Actor_gt and Actor_hind vs its emptied self paired (task-level sign-flip p; McNemar's, state-level).
+Target (issue 27): 200 states answered by Actor_gt, Actor_hind and random in at most 20 minutes on 2 cores (exit 1 on
+a miss when at least 200 states ran; the time of the three target configurations is what counts).
 """
 from __future__ import annotations
 
@@ -71,14 +72,14 @@ def main(argv: list[str] | None = None) -> int:
     from flows.runtime.params import load_params
     from household.tasks import get_task, load_tasks
     from planner.config import PlannerConfig
-    from planner.probe.picks import actor_pick, random_pick, score
-    from planner.probe.states import (executed_subgoals, on_policy_states, probe_tasks, recovery_states,
-                                      reference_tasks)
+    from planner.probe.picks import actor_pick, random_pick, scored
+    from planner.probe.states import (dropped_by_kind, executed_subgoals, on_policy_states, probe_tasks,
+                                      recovery_states, reference_tasks)
     from planner.retrieval.examples import ExamplePools
     from planner.retrieval.grounding import Grounder
     from planner.search.assembly import make_actor
     from pools.jsonl import read_jsonl
-    from pools.probe_metrics import paired, summary
+    from pools.probe_metrics import interval, paired, paired_text, summary
     from pools.records import CriticSample, Sample
 
     params = load_params(args.params)
@@ -94,8 +95,15 @@ def main(argv: list[str] | None = None) -> int:
     rows = [{"id": t.id, "split": t.split, "task_type": t.task_type} for t in load_tasks(args.split)]
     tasks = probe_tasks(rows, [s.to_dict() for s in gt], args.split, args.per_type, seed)
     t0 = time.perf_counter()
-    states = [s for t in tasks for s in recovery_states(t, args.states_per_task, cfg, seed,
-                                                         random.Random(f"{seed}:recovery:{t.id}"), {})]
+    states, drops = [], []
+
+    def add(kind: str, built: tuple[list[Any], dict[str, int]]) -> None:
+        states.extend(built[0])
+        drops.append((kind, built[1]))
+
+    for t in tasks:
+        add("recovery", recovery_states(t, args.states_per_task, cfg, seed, random.Random(f"{seed}:recovery:{t.id}"),
+                                        {}))
     reference: dict[str, Any] = {}
     if args.reference:
         ref = json.loads(Path(args.reference).read_text())
@@ -108,8 +116,9 @@ def main(argv: list[str] | None = None) -> int:
             episodes = [r for r in episodes if r["task_id"] in keep]
         reference["tasks"] = len(episodes)
         for r in episodes:
-            states += on_policy_states(get_task(r["task_id"]), executed_subgoals(r), args.on_policy_per_task, cfg,
-                                       seed, random.Random(f"{seed}:on_policy:{r['task_id']}"), {})
+            add("on_policy", on_policy_states(get_task(r["task_id"]), executed_subgoals(r), args.on_policy_per_task,
+                                              cfg, seed, random.Random(f"{seed}:on_policy:{r['task_id']}"), {}))
+    dropped = dropped_by_kind(drops)
     build_seconds = time.perf_counter() - t0
     print(f"{len(states)} states of {len({s.task_id for s in states})} tasks in {build_seconds:.0f} s", file=sys.stderr,
           flush=True)
@@ -130,10 +139,7 @@ def main(argv: list[str] | None = None) -> int:
                     actor = make_actor(ACTOR_POOL[config], task, empty if config == "actor_hind_empty" else pools,
                                        client, cfg, grounder)
                     pick = actor_pick(actor, task, state, cfg, seed) or "Stop"
-                optimal, progress, regret = score(state, pick)
-                rows_.append({"state_id": state.id, "task_id": state.task_id, "task_type": state.task_type,
-                              "kind": state.kind, "wrong": state.wrong, "pick": pick, "optimal": optimal,
-                              "progress": progress, "regret": regret})
+                rows_.append({**scored(state, config, pick).to_dict(), "wrong": state.wrong})
             picks[config], seconds[config] = rows_, time.perf_counter() - t1
             print(f"{config}: done in {seconds[config]:.0f} s", file=sys.stderr, flush=True)
     samples, bseed = int(params["evaluate"]["bootstrap"]), int(params["evaluate"]["bootstrap_seed"])
@@ -146,7 +152,8 @@ def main(argv: list[str] | None = None) -> int:
     out = {"commit": revision(), "split": args.split, "tasks": len({s.task_id for s in states}),
            "states": len(states), "reference": reference,
            "kinds": {k: sum(s.kind == k for s in states) for k in ("recovery", "on_policy")},
-           "d_undefined": sum(s.d is None for s in states), "build_seconds": round(build_seconds, 1),
+           "d_undefined": sum(s.d is None for s in states), "dropped": dropped,
+           "build_seconds": round(build_seconds, 1),
            "answer_seconds": round(total, 1), "gt_examples": len(gt), "hindsight_examples": len(hind),
            "configs": figures, "paired": pairs}
     if args.out:
@@ -155,18 +162,16 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(out, indent=1))
     else:
-        print(f"{len(states)} states {out['kinds']} of {out['tasks']} tasks (d undefined in {out['d_undefined']}), "
-              f"built in {build_seconds:.0f} s; {len(gt)} gt / {len(hind)} hindsight examples; commit {out['commit']}")
+        print(f"{len(states)} states {out['kinds']} of {out['tasks']} tasks (d undefined in {out['d_undefined']}; "
+              f"dropped {dropped}), built in {build_seconds:.0f} s; {len(gt)} gt / {len(hind)} hindsight examples; "
+              f"commit {out['commit']}")
         for c, f in figures.items():
             kinds = {k: f"{v['optimal']:.0%} of {v['states']}" for k, v in f["by_kind"].items()}
-            print(f"{c:16s} optimal {f['optimal']:.0%} {f['optimal_ci']}  regret {f['regret']:.2f} {f['regret_ci']}  "
+            print(f"{c:16s} optimal {f['optimal']:.0%}{interval(f['optimal_ci'], 100, '.0f')} (random, exact: "
+                  f"{f['chance']:.0%})  regret {f['regret']:.2f}{interval(f['regret_ci'], fmt='.2f')}  "
                   f"{f['seconds']:.0f} s  by kind {kinds}  by wrong step {f['by_wrong']}")
         for pair in pairs:
-            t = pair["table"]
-            print(f"{pair['a']} vs {pair['b']} on {pair['states']} states ({pair['tasks']} tasks): optimal diff "
-                  f"{pair['optimal_diff']:+.1%} {pair['optimal_diff_ci']}, regret diff {pair['regret_diff']:+.2f} "
-                  f"{pair['regret_diff_ci']}; both {t['both']}, only {pair['a']} {t['only_a']}, only {pair['b']} "
-                  f"{t['only_b']}, neither {t['neither']}; McNemar p = {pair['mcnemar_p']:.3f}")
+            print(paired_text(pair))
     missed = missed_targets(len(states), total)
     print("targets met (or not the target's size)" if not missed else "TARGETS MISSED:\n  " + "\n  ".join(missed),
           file=sys.stderr)

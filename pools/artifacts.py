@@ -387,8 +387,10 @@ CostToGo = Annotated[int, Field(ge=0)] | None
 
 class ProbeState(Contract):
     """The state is the replay of `steps` from the task's start (scene seed world.seed); `legal` is the paper
-    planner's legal set there with the true arguments, `d` the expert's cost-to-go (household/cost_to_go.py: full
-    knowledge), `d_options` the cost-to-go after each option (null: no plan within the search's limit)."""
+    planner's legal set there with the true arguments, `d` the expert's cost-to-go (household/cost_to_go.py: the
+    robot's own sub-goals, chosen knowing the scene), `d_options` the cost-to-go after each option (null: no plan
+    within the search's limit). Some option is strictly better than another (planner/probe/states.py drops the
+    rest and counts them)."""
 
     model_config = _artifact("A decision state of the probe (data/probe/states.jsonl)", "1.0.0")
 
@@ -408,7 +410,7 @@ class ProbeState(Contract):
 class ProbePick(Contract):
     """One configuration's answer at one probe state, scored by the expert's cost-to-go (pools.records.ProbePick)."""
 
-    model_config = _artifact("One configuration's pick at one probe state (data/probe/picks/<config>.jsonl)", "1.0.0")
+    model_config = _artifact("One configuration's pick at one probe state (data/probe/picks/<config>.jsonl)", "2.0.0")
 
     id: Id
     state_id: Id
@@ -420,6 +422,18 @@ class ProbePick(Contract):
     optimal: bool
     progress: int
     regret: Count
+    chance: Annotated[Rate, Field(description="random's optimal rate at the state, exact: the share of its options "
+                                              "that are optimal")]
+
+
+DroppedCounts = dict[ProbeKind, dict[Literal["ended", "one_option", "no_better"], Count]]
+
+
+class ProbeDropped(RootModel[DroppedCounts]):
+    """Per state kind, the candidate states not kept, by reason: the episode had ended, fewer than two options were
+    legal, or no option was strictly better than another (they cannot tell a good pick from a bad one)."""
+
+    model_config = _artifact("The probe states dropped, by kind and reason (data/probe/dropped.json)", "1.0.0")
 
 
 RateInterval = Annotated[list[Rate], Field(min_length=2, max_length=2)]
@@ -427,24 +441,27 @@ Interval = Annotated[list[float], Field(min_length=2, max_length=2)]
 
 
 class ProbeRates(Contract):
-    """A group of probe states: the optimal-pick rate and the mean regret with 95% intervals, the mean progress."""
+    """A group of probe states: the optimal-pick rate and the mean regret with 95% intervals (null: fewer than 3
+    tasks, the n only), the mean progress, and random's optimal rate on the same states, exact (null: a pick record
+    without it)."""
 
     model_config = OPEN
 
     states: Count
     tasks: Count
     optimal: Rate
-    optimal_ci: RateInterval
+    optimal_ci: RateInterval | None
     regret: NonNegFloat
-    regret_ci: Interval
+    regret_ci: Interval | None
     progress: float
+    chance: Rate | None
 
 
 class ProbeMetrics(ProbeRates):
     """Over the probe states it answered: the optimal-pick rate and the mean regret with 95% intervals that
     resample tasks (pools/probe_metrics.py), the mean progress; overall, by state kind and by task type."""
 
-    model_config = _artifact("One probe configuration's figures (metrics/probe/<config>.json)", "1.0.0",
+    model_config = _artifact("One probe configuration's figures (metrics/probe/<config>.json)", "2.0.0",
                              extra="forbid")
 
     config: str
@@ -468,38 +485,42 @@ class ProbeTable(Contract):
 
 
 class ProbeCompare(Contract):
-    """Paired on the states both answered: the 2x2 table of optimal picks, McNemar's exact p, and the differences
-    of optimal rate and regret A - B with 95% intervals that resample tasks."""
+    """Paired on the states both answered: the 2x2 table of optimal picks, the task-level sign-flip p of the
+    difference of optimal picks (`p`), McNemar's exact p over states (`mcnemar_p`: state-level, it takes states as
+    independent), and the differences of optimal rate and regret A - B with 95% intervals that resample tasks
+    (null: fewer than 3 tasks)."""
 
     model_config = _artifact("Two probe configurations (or pool versions) paired on the states both answered",
-                             "1.0.0")
+                             "2.0.0")
 
     a: str
     b: str
     states: Count
     tasks: Count
     table: ProbeTable
+    p: Rate
     mcnemar_p: Rate
     optimal_diff: Bounded
-    optimal_diff_ci: Annotated[list[Bounded], Field(min_length=2, max_length=2)]
+    optimal_diff_ci: Annotated[list[Bounded], Field(min_length=2, max_length=2)] | None
     regret_diff: Bounded
-    regret_diff_ci: Annotated[list[Bounded], Field(min_length=2, max_length=2)]
+    regret_diff_ci: Annotated[list[Bounded], Field(min_length=2, max_length=2)] | None
 
 
 class PairHeadline(Contract):
-    """A pair A-B: the difference of optimal rates and McNemar's exact p."""
+    """A pair A-B: the difference of optimal rates and its task-level sign-flip p."""
 
     diff: Annotated[float, Field(ge=-1, le=1)]
     p: Rate
 
 
-class ProbeHeadline(RootModel[dict[str, Rate | PairHeadline]]):
-    """Keys: a configuration (its optimal-pick rate) or a pair A-B (PairHeadline), short: `dvc metrics show`
-    lists each as a column."""
+class ProbeHeadline(RootModel[dict[str, Rate | PairHeadline | DroppedCounts | None]]):
+    """Keys: a configuration (its optimal-pick rate), `chance` (random's exact optimal rate on every state), a pair
+    A-B (PairHeadline) or `dropped` (ProbeDropped), short: `dvc metrics show` lists each as a column."""
 
     model_config = _artifact(
         "The probe's headline figures (metrics/probe.json, a declared DVC metric): each configuration's "
-        "optimal-pick rate; per pair A-B the difference of optimal rates and McNemar's exact p", "1.0.0",
+        "optimal-pick rate and random's exact one; per pair A-B the difference of optimal rates and its task-level "
+        "sign-flip p; the states dropped by kind and reason", "2.0.0",
         json_schema_extra={"propertyNames": {"pattern": r"^[a-z_]+(-[a-z_]+)?$"}})
 
 

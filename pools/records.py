@@ -265,11 +265,13 @@ class ProbePick(_Record):
     optimal: bool  # its d is the least among the options
     progress: int  # d(state) - d(after the pick)
     regret: int  # d(after the pick) - the least d among the options
+    chance: float  # random's optimal rate at the state: the share of its options that are optimal
 
     @classmethod
     def new(cls, *, state_id: str, config: str, task_id: str, task_type: str, kind: str, pick: str, optimal: bool,
-            progress: int, regret: int) -> "ProbePick":
+            progress: int, regret: int, chance: float) -> "ProbePick":
         """Build a pick; the id hashes the state, the configuration and the pick."""
         key = {"state_id": state_id, "config": config, "pick": pick}
         return cls(id=content_id("pk", key), state_id=state_id, config=config, task_id=task_id,
-                   task_type=task_type, kind=kind, pick=pick, optimal=optimal, progress=progress, regret=regret)
+                   task_type=task_type, kind=kind, pick=pick, optimal=optimal, progress=progress, regret=regret,
+                   chance=chance)

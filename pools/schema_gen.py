@@ -36,6 +36,7 @@ ARTIFACTS: dict[str, type[BaseModel]] = {
     "task": artifacts.Task,
     "probe_state": artifacts.ProbeState,
     "probe_pick": artifacts.ProbePick,
+    "probe_dropped": artifacts.ProbeDropped,
     "probe_metrics": artifacts.ProbeMetrics,
     "probe_compare": artifacts.ProbeCompare,
     "probe_headline": artifacts.ProbeHeadline,

@@ -1,7 +1,9 @@
-"""Statistics for small evaluation sets: seeded bootstrap intervals and McNemar's exact test.
+"""Statistics for small evaluation sets: seeded bootstrap intervals, McNemar's exact test, and a sign-flip
+permutation test over clusters.
 
 With 14 tasks per variant one episode moves SR by 7 points, so every rate comes with an interval and every
-comparison between variants is paired on the tasks both ran.
+comparison between variants is paired on the tasks both ran. Where several rows share a task (the probe's states),
+the task is the unit: intervals resample tasks and the paired test flips signs per task.
 """
 from __future__ import annotations
 
@@ -47,3 +49,24 @@ def mcnemar_exact(only_a: int, only_b: int) -> float:
     k = min(only_a, only_b)
     tail = sum(math.comb(n, i) for i in range(k + 1)) / 2.0 ** n
     return round(min(1.0, 2.0 * tail), 4)
+
+
+def sign_flip_p(cluster_sums: Sequence[float], samples: int, seed: int) -> float:
+    """Two-sided p of a paired difference whose units are clusters (a task's states): `cluster_sums` holds each
+    cluster's summed difference A - B. With no difference A and B are exchangeable within a cluster, so each sum
+    keeps or flips its sign with equal chance; p is the share of sign patterns whose |total| reaches the observed.
+    Exact over all 2^k patterns when 2^k <= `samples`, else `samples` seeded patterns (the observed one counted in).
+    With k clusters p is never below 2 / 2^k: one task can show nothing."""
+    values = np.asarray(cluster_sums, dtype=float)
+    k = len(values)
+    observed = abs(values.sum())
+    if k == 0 or observed == 0:
+        return 1.0
+    tol = 1e-9 * max(1.0, observed)
+    if 2 ** k <= samples:
+        signs = (np.arange(2 ** k)[:, None] >> np.arange(k) & 1) * 2 - 1
+        p = float(np.mean(np.abs(signs @ values) >= observed - tol))
+    else:
+        signs = np.random.default_rng(seed).choice((-1.0, 1.0), size=(samples, k))
+        p = (float(np.sum(np.abs(signs @ values) >= observed - tol)) + 1) / (samples + 1)
+    return round(min(1.0, p), 4)

@@ -24,6 +24,15 @@ def __getattr__(name: str) -> str:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+def declared_out(stage: str, name: str) -> str:
+    """The output of `stage` whose file name is `name` (a stage's other files than its first), as dvc.yaml declares
+    it."""
+    found = [o for o in declaration(stage).outs if PurePosixPath(o).name == name]
+    if not found:
+        raise DeclarationError(f"dvc.yaml: stages.{stage}.outs: declare a file named {name}")
+    return found[0]
+
+
 def read_input(rel: str, schema: str, policy: str) -> ReadResult:
     """Read a stage input under its schema (bad rows fail the stage or go to quarantine)."""
     return read_jsonl(path(rel), schema, on_bad=policy)  # type: ignore[arg-type]

@@ -6,8 +6,10 @@ empty pool it answers without examples), `random` (a seeded uniform pick: the fl
 planner's whole step: adapter, both actors, critic, beam; `run_episode` from the state with a cap of one sub-goal) on
 the first `probe.full_step_states` states of a seeded order. Writes data/probe/picks.jsonl,
 metrics/probe/<config>.json (optimal-pick rate and mean regret with 95% task-resampled intervals, by state kind and
-task type), metrics/probe/actor_hind_vs_actor_gt.json (paired: McNemar on optimal picks, regret interval) and
-metrics/probe.json (the declared metric: each configuration's optimal rate, the pair's difference and p).
+task type, beside random's exact rate), metrics/probe/actor_hind_vs_actor_gt.json (paired: a task-level sign-flip p
+and the state-level McNemar p on optimal picks, intervals of the differences) and metrics/probe.json (the declared
+metric: each configuration's optimal rate, random's exact one, the pair's difference and task-level p, the states
+probe_set dropped by kind and reason).
 """
 from __future__ import annotations
 
@@ -20,21 +22,22 @@ from flows.runtime.declared import output
 from flows.runtime.items import Planned, StagePlan
 from flows.runtime.llm_stage import run_llm_stage
 from flows.runtime.params import load_params, on_bad, section, stage_params
-from flows.runtime.stage_io import GT_POOL, HINDSIGHT_POOL, read_input
+from flows.runtime.stage_io import GT_POOL, HINDSIGHT_POOL, declared_out, read_input
 from flows.runtime.workspace import path
 from household.tasks import get_task
 from planner.config import PlannerConfig
-from planner.probe.picks import actor_pick, full_step_pick, random_pick, score
+from planner.probe.picks import actor_pick, full_step_pick, random_pick, scored
 from planner.probe.states import cost_after
 from planner.retrieval.examples import ExamplePools
 from planner.retrieval.grounding import Grounder
 from planner.search.assembly import make_actor
 from planner.variants import Variant
-from pools.jsonl import read_jsonl, write_json
+from pools.jsonl import read_json, read_jsonl, write_json
 from pools.probe_metrics import headline, paired, summary
-from pools.records import ProbePick, ProbeState
+from pools.records import ProbeState
 
 STATES = output("probe_set")
+DROPPED = declared_out("probe_set", "dropped.json")  # probe_set's count of the states it did not keep
 CONFIGS = ("actor_gt", "actor_hind", "random", "full_step")
 # The paper's planner with both actors, as the full step runs it.
 FULL_STEP = {"actors": ["gt", "hind"], "critic": "critic", "adapter": True, "search": "beam", "pool": "hindsight",
@@ -86,9 +89,7 @@ def plan(params: dict[str, Any], policy: str) -> Planned:
             if pick is None:
                 raise ValueError(f"{config} gave no answer at probe state {state.id}")
         off_list = None if pick in state.legal else cost_after(task, state, pick, cfg, seed)
-        optimal, progress, regret = score(state, pick, off_list)
-        return ProbePick.new(state_id=state.id, config=config, task_id=state.task_id, task_type=state.task_type,
-                             kind=state.kind, pick=pick, optimal=optimal, progress=progress, regret=regret).to_dict()
+        return scored(state, config, pick, off_list).to_dict()
 
     return Planned(items, work, quarantined=len(states.rejected) + len(gt.rejected) + len(hind.rejected))
 
@@ -116,7 +117,8 @@ def probe_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
              for a, b in PAIRS if a in by_config and b in by_config]
     for pair in pairs:
         write_json(folder / f"{pair['a']}_vs_{pair['b']}.json", pair, "probe_compare")
-    write_json(path(HEADLINE), headline(summaries, pairs), "probe_headline")
+    dropped = read_json(path(DROPPED), "probe_dropped")
+    write_json(path(HEADLINE), headline(summaries, pairs, dropped), "probe_headline")
     return result
 
 

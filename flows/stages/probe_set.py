@@ -1,6 +1,8 @@
 """Stage `probe_set`: the probe's decision states (planner/probe/states.py), with the legal set and the expert's
 cost-to-go of every option: recovery states on each probe task, on-policy states from the reference policy's
-episodes. No LLM; deterministic given its params and seed."""
+episodes. Writes them (data/probe/states.jsonl) and the candidate states dropped, by kind and reason
+(data/probe/dropped.json, which the probe stage copies into metrics/probe.json). No LLM; deterministic given its
+params and seed."""
 from __future__ import annotations
 
 import random
@@ -11,28 +13,32 @@ from prefect import flow, get_run_logger
 from flows.runtime.declared import output
 from flows.runtime.params import load_params, max_failure_share, on_bad, resume_key, section, stage_params
 from flows.runtime.stage import finish, run_items, stage_lock
-from flows.runtime.stage_io import GT_POOL, TASKS, file_digest, read_input
+from flows.runtime.stage_io import GT_POOL, TASKS, declared_out, file_digest, read_input
 from flows.runtime.workspace import path
 from household.tasks import get_task
 from planner.config import PlannerConfig
-from planner.probe.states import executed_subgoals, on_policy_states, probe_tasks, recovery_states
-from pools.jsonl import write_jsonl
+from planner.probe.states import (KINDS, dropped_by_kind, executed_subgoals, on_policy_states, probe_tasks,
+                                  recovery_states)
+from pools.jsonl import write_json, write_jsonl
 
 REFERENCE = output("probe_reference")
+DROPPED_FILE = declared_out("probe_set", "dropped.json")
 
 
-def states_of(params: dict[str, Any], payload: dict[str, Any]) -> list[dict[str, Any]]:
-    """One item: the recovery states of a task, or the on-policy states of a reference rollout."""
+def states_of(params: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
+    """One item: the recovery states of a task, or the on-policy states of a reference rollout, and the candidates
+    dropped by reason."""
     probe, seed = section(params, "probe"), int(section(params, "world")["seed"])
     cfg = PlannerConfig.from_params({"world": section(params, "world")})
     task = get_task(payload["task_id"])
     rng = random.Random(f"{probe['seed']}:{payload['kind']}:{task.id}")
     known: dict[tuple, int] = {}
     if payload["kind"] == "recovery":
-        got = recovery_states(task, int(probe["states_per_task"]), cfg, seed, rng, known)
+        got, dropped = recovery_states(task, int(probe["states_per_task"]), cfg, seed, rng, known)
     else:
-        got = on_policy_states(task, payload["executed"], int(probe["on_policy_per_task"]), cfg, seed, rng, known)
-    return [s.to_dict() for s in got]
+        got, dropped = on_policy_states(task, payload["executed"], int(probe["on_policy_per_task"]), cfg, seed, rng,
+                                        known)
+    return {"kind": payload["kind"], "states": [s.to_dict() for s in got], "dropped": dict(dropped)}
 
 
 @flow(name="probe_set")
@@ -51,14 +57,20 @@ def probe_set_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
         items.append((f"on_policy:{r['task_id']}", {"kind": "on_policy", "task_id": r["task_id"],
                                                      "executed": executed_subgoals(r)}))
     with stage_lock("probe_set"):
-        result = run_items("probe_set", items, lambda payload: {"states": states_of(params, payload)},
+        result = run_items("probe_set", items, lambda payload: states_of(params, payload),
                            key=[resume_key(params), file_digest(TASKS, GT_POOL, REFERENCE)])
         rows = [s for rec in result.records for s in rec["states"]]  # an item's states, items in order
-        out = finish(result, max_failure_share(params),
-                     commit=lambda: write_jsonl(path(output("probe_set")), rows, "probe_state"),
+        dropped = dropped_by_kind((rec["kind"], rec["dropped"]) for rec in result.records)
+
+        def commit() -> None:
+            write_jsonl(path(output("probe_set")), rows, "probe_state")
+            write_json(path(DROPPED_FILE), dropped, "probe_dropped")
+
+        out = finish(result, max_failure_share(params), commit=commit,
                      quarantined=len(tasks.rejected) + len(gt.rejected) + len(reference.rejected))
-    kinds = {k: sum(1 for s in rows if s["kind"] == k) for k in ("recovery", "on_policy")}
-    log.info("probe_set: %d states %s, d undefined in %d", len(rows), kinds, sum(s["d"] is None for s in rows))
+    kinds = {k: sum(1 for s in rows if s["kind"] == k) for k in KINDS}
+    log.info("probe_set: %d states %s, d undefined in %d; dropped %s", len(rows), kinds,
+             sum(s["d"] is None for s in rows), dropped)
     return out
 
 

@@ -8,6 +8,7 @@ from html import escape
 from typing import Any, Iterable, Sequence
 
 from flows.stages.report_data import ReportData, VariantView
+from pools.probe_metrics import interval, p_text
 
 # Colour-blind-safe palette (Paul Tol's "bright"), one colour per variant in every chart.
 PALETTE = ("#4477AA", "#EE6677", "#228833", "#CCBB44", "#66CCEE", "#AA3377", "#BBBBBB")
@@ -69,7 +70,14 @@ def _ci(ci: Sequence[float] | None) -> str:
     return f' <span class="ci">[{100 * ci[0]:.0f}, {100 * ci[1]:.0f}]</span>' if ci else ""
 
 
-def _diff(d: float, ci: Sequence[float]) -> str:
+def _ci_or_n(ci: Sequence[float] | None) -> str:
+    """A probe interval, or the note that its group had too few tasks for one."""
+    return _ci(ci) if ci is not None else ' <span class="ci">(n only)</span>'
+
+
+def _diff(d: float, ci: Sequence[float] | None) -> str:
+    if ci is None:  # too few tasks for an interval (pools/probe_metrics.py MIN_TASKS)
+        return f'{100 * d:+.1f} <span class="ci">(n only)</span>'
     # An interval that excludes 0 is marked: the difference is unlikely to be chance at the 95% level.
     sig = ci[0] > 0 or ci[1] < 0
     return (f'<span class="{"sig" if sig else ""}">{100 * d:+.1f}</span>'
@@ -282,20 +290,22 @@ def probe_section(data: "ReportData") -> str:
     if not data.probe:
         return '<p class="note">No probe figures (metrics/probe/: stages probe_set and probe).</p>'
     kinds = sorted({k for f in data.probe for k in f["by_kind"]})
-    head = ["configuration", "states", "tasks", "optimal picks [95% CI]", "mean regret [95% CI]",
-            *(f"optimal, {k}" for k in kinds)]
-    rows = [[_e(f["config"]), str(f["states"]), str(f["tasks"]), _pct(f["optimal"]) + _ci(f["optimal_ci"]),
-             f'{f["regret"]:.2f} [{f["regret_ci"][0]:.2f}, {f["regret_ci"][1]:.2f}]',
-             *(_pct(f["by_kind"][k]["optimal"]) if k in f["by_kind"] else "–" for k in kinds)] for f in data.probe]
-    pairs = [[f"<b>{_e(c['a'])}</b> vs <b>{_e(c['b'])}</b>", str(c["states"]),
+    head = ["configuration", "states", "tasks", "optimal picks [95% CI]", "random, exact", "mean regret [95% CI]",
+            *(f"optimal, {k} (random)" for k in kinds)]
+    rows = [[_e(f["config"]), str(f["states"]), str(f["tasks"]), _pct(f["optimal"]) + _ci_or_n(f["optimal_ci"]),
+             _pct(f["chance"]), f'{f["regret"]:.2f}{_e(interval(f["regret_ci"], fmt=".2f"))}',
+             *(f'{_pct(f["by_kind"][k]["optimal"])} ({_pct(f["by_kind"][k]["chance"])})' if k in f["by_kind"]
+               else "–" for k in kinds)] for f in data.probe]
+    pairs = [[f"<b>{_e(c['a'])}</b> vs <b>{_e(c['b'])}</b>", str(c["states"]), str(c["tasks"]),
               _diff(c["optimal_diff"], c["optimal_diff_ci"]),
-              f'{c["regret_diff"]:+.2f} [{c["regret_diff_ci"][0]:+.2f}, {c["regret_diff_ci"][1]:+.2f}]',
+              f'{c["regret_diff"]:+.2f}{_e(interval(c["regret_diff_ci"], fmt="+.2f"))}',
               f"{c['table']['both']} / {c['table']['only_a']} / {c['table']['only_b']} / {c['table']['neither']}",
-              f"{c['mcnemar_p']:.3f}"] for c in data.probe_pairs]
+              f"{c['p']:.3f}", f"{c['mcnemar_p']:.3f}"] for c in data.probe_pairs]
     out = _table(head, rows, num=range(1, len(head)), id_="probe-table")
     if pairs:
-        out += _table(["A vs B", "states", "optimal A − B [95% CI]", "regret A − B [95% CI]",
-                       "both / only A / only B / neither optimal", "McNemar p"], pairs, num=range(1, 6))
+        out += _table(["A vs B", "states", "tasks", "optimal A − B [95% CI]", "regret A − B [95% CI]",
+                       "both / only A / only B / neither optimal", "p (task-level sign flip)",
+                       "McNemar p (state-level)"], pairs, num=range(1, 8))
     return out
 
 
@@ -332,7 +342,7 @@ def curve_chart(curve: dict[str, Any]) -> str:
         out.append(f'<polyline fill="none" stroke="{c}" stroke-width="2"{dash} points="'
                    + " ".join(f"{x(n):.1f},{y(v['optimal']):.1f}" for n, v in pts) + '"/>')
         for n, v in pts:
-            lo, hi = v["optimal_ci"]
+            lo, hi = v["optimal_ci"] or (v["optimal"], v["optimal"])  # too few tasks: the point alone
             out.append(f'<line x1="{x(n):.1f}" y1="{y(lo):.1f}" x2="{x(n):.1f}" y2="{y(hi):.1f}" stroke="{c}"/>'
                        f'<circle cx="{x(n):.1f}" cy="{y(v["optimal"]):.1f}" r="3.5" fill="{c}"><title>{label} at '
                        f'{n} runs: {_pct(v["optimal"])} [{_pct(lo)}, {_pct(hi)}] of {v["states"]} states'
@@ -357,8 +367,8 @@ def curve_section(data: "ReportData") -> str:
         rows.append([str(n), ", ".join(f"{k}: {v['succeeded']}/{v['rollouts']}" for k, v in by.items()) or "–",
                      f"{pt.get('verified', 0)}/{pt.get('completions', 0)}",
                      str((pt.get("by_kind") or {}).get("hindsight", 0)),
-                     _pct(h["optimal"]) + _ci(h["optimal_ci"]) if h else "–",
-                     _diff(vs0["optimal_diff"], vs0["optimal_diff_ci"]) + f" (p {vs0['mcnemar_p']:.2f})"
+                     _pct(h["optimal"]) + _ci_or_n(h["optimal_ci"]) if h else "–",
+                     _diff(vs0["optimal_diff"], vs0["optimal_diff_ci"]) + f" ({_e(p_text(vs0))})"
                      if vs0 else "–", _e(pt.get("commit", c.get("commit", "")))])
     return (f'<p class="note">benchmarks/bench_pool_curve.py, profile {_e(c.get("profile", ""))}: the probe at '
             f'hindsight pools from nested practice sets of the paper planner (none = the paper planner; full = the '

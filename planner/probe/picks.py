@@ -4,6 +4,7 @@ A configuration answers once per state, constrained to that set, with the very p
 (`History.context`; tests/planner/test_probe.py checks it against an episode's own prompts). A pick is optimal when
 its d is the least among the options; progress is d(s) - d(s'), regret d(s') minus the least. An option whose d is
 undefined (Stop ends the episode; no plan within the search's limit) counts as one more than the largest defined d.
+Beside each pick, random's optimal rate at its state, exact from the ties (`chance`).
 """
 from __future__ import annotations
 
@@ -18,15 +19,20 @@ from planner.scaffold.legal import named_classes
 from planner.search.actors import Actor
 from planner.search.beam import Node
 from planner.search.generator import Belief
-from pools.records import ProbeState
+from pools.records import ProbePick, ProbeState
+
+
+def _costs(state: ProbeState) -> tuple[list[int], int]:
+    """d after each option, an undefined one counted as one more than the largest defined; and that worst cost."""
+    defined = [d for d in state.d_options if d is not None]
+    worst = max(defined, default=0) + 1
+    return [worst if d is None else d for d in state.d_options], worst
 
 
 def score(state: ProbeState, pick: str, d_pick: int | None = None) -> tuple[bool, int, int]:
     """(optimal, progress, regret) of a pick among the state's options (see the module docstring); a pick outside
     them (the full planner step's own legal set) is scored by `d_pick`, its cost-to-go."""
-    defined = [d for d in state.d_options if d is not None]
-    worst = max(defined, default=0) + 1
-    costs = [worst if d is None else d for d in state.d_options]
+    costs, worst = _costs(state)
     least = min(costs)
     if pick in state.legal:
         mine = costs[state.legal.index(pick)]
@@ -34,6 +40,20 @@ def score(state: ProbeState, pick: str, d_pick: int | None = None) -> tuple[bool
         mine = worst if d_pick is None else d_pick
     here = worst if state.d is None else state.d
     return mine <= least, here - mine, max(0, mine - least)
+
+
+def chance(state: ProbeState) -> float:
+    """Random's optimal rate at the state, exact: the share of its options that are optimal (ties included)."""
+    costs, _ = _costs(state)
+    return round(costs.count(min(costs)) / len(costs), 4)
+
+
+def scored(state: ProbeState, config: str, pick: str, d_pick: int | None = None) -> ProbePick:
+    """A configuration's pick at the state as a record: its score (`score`) and the state's `chance`."""
+    optimal, progress, regret = score(state, pick, d_pick)
+    return ProbePick.new(state_id=state.id, config=config, task_id=state.task_id, task_type=state.task_type,
+                         kind=state.kind, pick=pick, optimal=optimal, progress=progress, regret=regret,
+                         chance=chance(state))
 
 
 def actor_pick(actor: Actor, task: Task, state: ProbeState, cfg: PlannerConfig, seed: int) -> str | None:

@@ -5,14 +5,18 @@ history and its observation. Two kinds:
 - *recovery*: a prefix of the expert's plan, then one wrong step (d does not decrease): a walk elsewhere, a wrong
   pickup, a wrong put, or a step the world refuses (kept inline with its reason, as the actor sees failures);
 - *on-policy*: a state a reference policy (the no_hindsight paper planner, which reads no pool under test) reached.
-Each state keeps the paper planner's legal set there (true arguments; at least two options) and the expert's cost-to-go
-d of the state and after each option (household/cost_to_go.py); `cost_after` gives d after a pick outside them.
+Each state keeps the paper planner's legal set there (true arguments) and the expert's cost-to-go d of the state and
+after each option (household/cost_to_go.py); `cost_after` gives d after a pick outside them. A state is kept only
+when it can tell a good pick from a bad one: two options other than Stop (which ends the episode, worse than any
+step) differ in d. The others are dropped and counted by reason (DROPPED): the episode had ended, fewer than two
+options were legal, or no option was better than another.
 How a configuration answers at a state, and how its pick is scored: planner/probe/picks.py.
 """
 from __future__ import annotations
 
 import random
-from typing import Any, Iterable, Sequence
+from collections import Counter
+from typing import Any, Iterable, Mapping, Sequence
 
 from household.cost_to_go import cost_to_go
 from household.expert import solve
@@ -27,6 +31,7 @@ from pools.records import ProbeState
 KINDS = ("recovery", "on_policy")
 WRONG = ("walk", "pickup", "put", "refused")
 VERB_KIND = {"Navigation": "walk", "PickupObject": "pickup", "PutObject": "put"}
+DROPPED = ("ended", "one_option", "no_better")  # why a candidate state is not kept (ProbeDropped)
 
 
 def replay_state(task: Task, steps: Sequence[str], cfg: PlannerConfig, seed: int) -> tuple[World, History]:
@@ -56,26 +61,45 @@ def option_costs(world: World, legal: Sequence[str], known: dict[tuple, int]) ->
     return [cost_to_go(_after(world, o)[0], known=known) for o in legal]
 
 
+def dropped_by_kind(counts: Iterable[tuple[str, Mapping[str, int]]]) -> dict[str, dict[str, int]]:
+    """The candidates dropped, summed by kind and reason (every kind and reason listed) from (kind, counts) pairs."""
+    out = {k: dict.fromkeys(DROPPED, 0) for k in KINDS}
+    for kind, dropped in counts:
+        for why, n in dropped.items():
+            out[kind][why] += n
+    return out
+
+
+def discriminates(legal: Sequence[str], d_options: Sequence[int | None]) -> bool:
+    """Whether two options other than Stop differ in d (undefined: worse than any defined)."""
+    return len({d for o, d in zip(legal, d_options) if o != "Stop"}) > 1
+
+
 def make_state(task: Task, kind: str, wrong: str, steps: list[str], cfg: PlannerConfig, seed: int,
-               known: dict[tuple, int]) -> ProbeState | None:
-    """The probe state after `steps`, or None when fewer than two options are legal there or the episode ended."""
+               known: dict[tuple, int]) -> tuple[ProbeState | None, str]:
+    """The probe state after `steps`, or None and why it is dropped (one of DROPPED)."""
     world, history = replay_state(task, steps, cfg, seed)
     if world.done:
-        return None
+        return None, "ended"
     _, legal = context(task, history, world)
     if len(legal) < 2:
-        return None
+        return None, "one_option"
+    d_options = option_costs(world, legal, known)
+    if not discriminates(legal, d_options):
+        return None, "no_better"
     return ProbeState.new(task_id=task.id, task_type=task.task_type, split=task.split,
                           instruction=task.instruction(0), kind=kind, wrong=wrong, steps=steps, legal=legal,
-                          d=cost_to_go(world, known=known), d_options=option_costs(world, legal, known))
+                          d=cost_to_go(world, known=known), d_options=d_options), ""
 
 
 def recovery_states(task: Task, n: int, cfg: PlannerConfig, seed: int, rng: random.Random,
-                    known: dict[tuple, int]) -> list[ProbeState]:
-    """Up to `n` states: an expert prefix, then one wrong step of the kinds in turn (d does not decrease)."""
+                    known: dict[tuple, int]) -> tuple[list[ProbeState], Counter[str]]:
+    """Up to `n` states: an expert prefix, then one wrong step of the kinds in turn (d does not decrease); and the
+    candidates dropped, by reason."""
     env = new_env(task, cfg, seed)
     plan = solve(task, seed, env.scene).plan
     out: list[ProbeState] = []
+    dropped: Counter[str] = Counter()
     kinds = list(WRONG)
     rng.shuffle(kinds)
     for k in sorted(rng.sample(range(len(plan)), min(len(plan), 2 * n))):
@@ -98,10 +122,12 @@ def recovery_states(task: Task, n: int, cfg: PlannerConfig, seed: int, rng: rand
             continue
         kinds.remove(kind)
         kinds.append(kind)  # the kinds take turns
-        state = make_state(task, "recovery", kind, [*plan[:k], rng.choice(by_kind[kind])], cfg, seed, known)
-        if state is not None:
+        state, why = make_state(task, "recovery", kind, [*plan[:k], rng.choice(by_kind[kind])], cfg, seed, known)
+        if state is None:
+            dropped[why] += 1
+        else:
             out.append(state)
-    return out
+    return out, dropped
 
 
 def executed_subgoals(rollout: dict[str, Any]) -> list[str]:
@@ -110,14 +136,18 @@ def executed_subgoals(rollout: dict[str, Any]) -> list[str]:
 
 
 def on_policy_states(task: Task, executed: Sequence[str], n: int, cfg: PlannerConfig, seed: int,
-                     rng: random.Random, known: dict[tuple, int]) -> list[ProbeState]:
-    """Up to `n` states a reference policy reached (`executed`: its sub-goals in order, as the world ran them)."""
+                     rng: random.Random, known: dict[tuple, int]) -> tuple[list[ProbeState], Counter[str]]:
+    """Up to `n` states a reference policy reached (`executed`: its sub-goals in order, as the world ran them); and
+    the candidates dropped, by reason."""
     out: list[ProbeState] = []
+    dropped: Counter[str] = Counter()
     for i in sorted(rng.sample(range(len(executed)), min(len(executed), n))):
-        state = make_state(task, "on_policy", "", list(executed[:i]), cfg, seed, known)
-        if state is not None:
+        state, why = make_state(task, "on_policy", "", list(executed[:i]), cfg, seed, known)
+        if state is None:
+            dropped[why] += 1
+        else:
             out.append(state)
-    return out
+    return out, dropped
 
 
 def cost_after(task: Task, state: ProbeState, pick: str, cfg: PlannerConfig, seed: int) -> int | None:

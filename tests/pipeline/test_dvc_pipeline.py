@@ -253,7 +253,8 @@ def test_repro_runs_every_stage_and_pools_only_what_verifies(module_project) -> 
         assert figures["states"] == len(states) and 0 <= figures["optimal"] <= 1, figures
     read_json(module_project.path / "metrics/probe/actor_hind_vs_actor_gt.json", "probe_compare")
     shown = module_project.run("hindsight", "compare", "--probe", "actor_hind", "actor_gt").stdout
-    assert f"{len(states)} probe states both answered" in shown and "McNemar" in shown, shown
+    assert f"{len(states)} probe states both answered" in shown and "task-level sign-flip p" in shown, shown
+    assert "state-level McNemar p" in shown, shown
 
     # DVC sees the metrics each evaluate stage wrote (and the stage summaries), with the values on disk.
     shown = json.loads(module_project.run("dvc", "metrics", "show", "--json").stdout)
@@ -262,18 +263,20 @@ def test_repro_runs_every_stage_and_pools_only_what_verifies(module_project) -> 
     assert {f"metrics/stages/{s}.json" for s in ("tasks", "gt_pool", "collect", "pool", "evaluate-expert")} <= set(files)
     assert files["metrics/eval/expert/valid_seen.json"]["data"]["sr"] == 1.0
     assert files["metrics/eval/hindsight/valid_seen.json"]["data"] == hs
-    # Headline numbers only (issue 15): a short, fixed set of columns, whatever the run. The probe's headline
-    # (issue 27): each configuration's optimal rate, Actor_hind - Actor_gt and McNemar's p, so that `dvc exp show`
-    # sets pool versions side by side.
+    # Headline numbers only: a short, fixed set of columns, whatever the run. The probe's headline: each
+    # configuration's optimal rate, random's exact one, Actor_hind - Actor_gt with its task-level p, and the states
+    # dropped by kind and reason, so that `dvc exp show` sets pool versions side by side.
     keys = {k for f in files.values() for k in f["data"]}
     assert keys == {"items", "ok", "failed", "episodes", "sr", "gc", "plw_sr", "plw_gc", "calls/subgoal",
-                    "llm_decided", "actor_gt", "actor_hind", "random", "hind-gt"}, keys
+                    "llm_decided", "actor_gt", "actor_hind", "random", "chance", "hind-gt", "dropped"}, keys
     probe = files["metrics/probe.json"]["data"]
     pair = read_json(module_project.path / "metrics/probe/actor_hind_vs_actor_gt.json", "probe_compare")
-    assert probe["hind-gt"] == {"diff": pair["optimal_diff"], "p": round(pair["mcnemar_p"], 4)}, probe
+    assert probe["hind-gt"] == {"diff": pair["optimal_diff"], "p": pair["p"]}, probe
+    assert set(probe["dropped"]) == {"recovery", "on_policy"}, probe
+    assert set(probe["dropped"]["recovery"]) == {"ended", "one_option", "no_better"}, probe
     table = module_project.run("dvc", "metrics", "show").stdout
-    # 10 stage and variant columns fit 160; the probe's 5 need about 50 more.
-    assert max(len(line) for line in table.splitlines()) <= 210, table
+    # 10 stage and variant columns fit 160; the probe's 6 need about 60 more, its 6 dropped counts about 150.
+    assert max(len(line) for line in table.splitlines()) <= 380, table
     # The plot files still render (dvc plots show / diff against the committed state).
     module_project.run("dvc", "plots", "show", "--json")
     module_project.run("dvc", "plots", "diff", "HEAD", "--json")
