@@ -22,6 +22,9 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # run as a script: pools is beside it
+
+from pools.probe_metrics import diff_text, interval  # noqa: E402
 KEPT = ROOT / "benchmarks" / "results"
 PAGE = ROOT / "docs" / "results.md"
 
@@ -124,6 +127,7 @@ def keep_run(root: Path, commit: str, wall_minutes: float, note: str) -> Path:
                    for p in sorted((root / "details" / "stages").glob("*.json"))},
         "eval": {f"{p.parent.name}/{p.stem}": load(p) for p in sorted((root / "metrics" / "eval").glob("*/*.json"))},
         "probe": {p.stem: load(p) for p in sorted((root / "metrics" / "probe").glob("*.json"))},
+        "probe_headline": load(root / "metrics" / "probe.json") if (root / "metrics" / "probe.json").exists() else {},
         "pool": load(root / "data" / "pools" / "hindsight.manifest.json").get("params", {}),
     }
     KEPT.mkdir(parents=True, exist_ok=True)
@@ -184,28 +188,45 @@ def probe_section(d: dict[str, Any]) -> list[str]:
     if kinds.get("on_policy"):
         where += (f", {kinds['on_policy']} on-policy states of the {ref.get('variant')} episodes of a bench_planner "
                   f"run on {ref.get('split')} ({ref.get('task_set')})")
+    dropped = f"; dropped {_dropped(d['dropped'])}" if d.get("dropped") else ""
     lines = [f"### bench_probe: {where}; {d['tasks']} tasks, {d['states']} states (d undefined in "
-             f"{d['d_undefined']}), commit `{d['commit']}`; {d['gt_examples']} gt / {d['hindsight_examples']} "
-             "hindsight examples", ""]
+             f"{d['d_undefined']}{dropped}), commit `{d['commit']}`; {d['gt_examples']} gt / "
+             f"{d['hindsight_examples']} hindsight examples", ""]
     if d.get("note"):
         lines += [d["note"], ""]
-    lines += ["| configuration | states | optimal pick [95% CI] | mean regret [95% CI] | seconds | optimal by state "
-              "kind | optimal by wrong step |", "|---|---|---|---|---|---|---|"]
+    lines += ["| configuration | states | optimal pick [95% CI] | random, exact | mean regret [95% CI] | seconds | "
+              "optimal by state kind | optimal by wrong step |", "|---|---|---|---|---|---|---|---|"]
     for c, f in d["configs"].items():
         kinds = ", ".join(f"{k} {v['optimal']:.0%} of {v['states']}" for k, v in f.get("by_kind", {}).items())
         wrong = ", ".join(f"{k or 'none'} {_pct(v)}" for k, v in f.get("by_wrong", {}).items())
-        lines.append(f"| {c} | {f.get('states', d['states'])} | {f['optimal']:.0%}{_ci(f.get('optimal_ci'))} | "
-                     f"{f['regret']:.2f}{_ci(f.get('regret_ci'), pct=False)} | {f.get('seconds', 0):.0f} | {kinds} | "
-                     f"{wrong} |")
+        lines.append(f"| {c} | {f.get('states', d['states'])} | {_optimal(f)} | {_pct(f.get('chance'))} | "
+                     f"{_regret(f)} | {f.get('seconds', 0):.0f} | {kinds} | {wrong} |")
     for p in ([d["paired"]] if isinstance(d.get("paired"), dict) else d.get("paired") or []):
-        t = p["table"]
-        lines += ["", f"Paired on {p['states']} states of {p['tasks']} tasks, {p.get('a', 'actor_hind')} vs "
-                  f"{p.get('b', 'actor_gt')}: optimal {p['optimal_diff']:+.1%}{_ci(p.get('optimal_diff_ci'))}, "
-                  f"regret {p['regret_diff']:+.2f}{_ci(p.get('regret_diff_ci'), pct=False, signed=True)}; both "
-                  f"{t['both']}, only "
-                  f"the first {t['only_a']}, only the second {t['only_b']}, neither {t['neither']}; McNemar p = "
-                  f"{p['mcnemar_p']:.3f}."]
+        lines += ["", _pair_line(p)]
     return lines + [""]
+
+
+def _optimal(f: dict[str, Any]) -> str:
+    return f"{f['optimal']:.0%}{_ci(f['optimal_ci']) if f.get('optimal_ci') else ' (n only)'}"
+
+
+def _regret(f: dict[str, Any]) -> str:
+    return f"{f['regret']:.2f}{interval(f.get('regret_ci'), fmt='.2f')}"
+
+
+def _dropped(dropped: dict[str, dict[str, int]]) -> str:
+    return ", ".join(f"{kind}: " + " / ".join(f"{why} {n}" for why, n in reasons.items())
+                     for kind, reasons in dropped.items())
+
+
+def _pair_line(p: dict[str, Any]) -> str:
+    """One paired probe comparison: its differences, the 2x2 table and its p (task-level; McNemar's labelled)."""
+    t = p["table"]
+    mcnemar = f"; state-level McNemar p = {p['mcnemar_p']:.3f}" if p.get("p") is not None else ""
+    return (f"Paired on {p['states']} states of {p['tasks']} tasks, {p.get('a', 'actor_hind')} vs "
+            f"{p.get('b', 'actor_gt')}: optimal {diff_text(p)}{mcnemar}; regret {p['regret_diff']:+.2f}"
+            f"{interval(p.get('regret_diff_ci'), fmt='+.2f')}; both {t['both']}, only the first {t['only_a']}, "
+            f"only the second {t['only_b']}, neither {t['neither']}.")
 
 
 def run_section(d: dict[str, Any]) -> list[str]:
@@ -230,21 +251,17 @@ def run_section(d: dict[str, Any]) -> list[str]:
     if configs:
         any_cfg = next(iter(configs.values()))
         kinds = ", ".join(f"{k} {v['states']}" for k, v in any_cfg["by_kind"].items())
-        lines += ["", f"The probe: {any_cfg['states']} states of {any_cfg['tasks']} tasks ({kinds}):", "",
-                  "| configuration | optimal pick [95% CI] | mean regret [95% CI] | optimal by state kind |",
-                  "|---|---|---|---|"]
+        dropped = (d.get("probe_headline") or {}).get("dropped")
+        lines += ["", f"The probe: {any_cfg['states']} states of {any_cfg['tasks']} tasks ({kinds})"
+                  f"{f'; dropped {_dropped(dropped)}' if dropped else ''}:", "",
+                  "| configuration | optimal pick [95% CI] | random, exact | mean regret [95% CI] | optimal by state "
+                  "kind |", "|---|---|---|---|---|"]
         for c, f in configs.items():
             kinds = ", ".join(f"{k} {v['optimal']:.0%} of {v['states']}" for k, v in f["by_kind"].items())
-            lines.append(f"| {c} | {f['optimal']:.0%}{_ci(f['optimal_ci'])} | {f['regret']:.2f}"
-                         f"{_ci(f['regret_ci'], pct=False)} | {kinds} |")
+            lines.append(f"| {c} | {_optimal(f)} | {_pct(f.get('chance'))} | {_regret(f)} | {kinds} |")
         for name, p in d["probe"].items():
             if "_vs_" in name:
-                t = p["table"]
-                lines += ["", f"Paired, {p['a']} vs {p['b']} on {p['states']} states of {p['tasks']} tasks: optimal "
-                          f"{p['optimal_diff']:+.1%}{_ci(p['optimal_diff_ci'])}, regret {p['regret_diff']:+.2f}"
-                          f"{_ci(p['regret_diff_ci'], pct=False, signed=True)}; both {t['both']}, only {p['a']} "
-                          f"{t['only_a']}, "
-                          f"only {p['b']} {t['only_b']}, neither {t['neither']}; McNemar p = {p['mcnemar_p']:.3f}."]
+                lines += ["", _pair_line(p)]
     if d.get("pool"):
         lines += ["", f"Hindsight pool: {json.dumps(d['pool'], sort_keys=True)}"]
     return lines + [""]
@@ -270,14 +287,14 @@ def crosscheck_section(d: dict[str, Any]) -> list[str]:
 
 
 def _rate(v: dict[str, Any] | None) -> str:
-    return f"{_pct(v['optimal'])}{_ci(v['optimal_ci'])} (n={v['states']})" if v else "-"
+    if not v:
+        return "-"
+    chance = f", random {_pct(v['chance'])}" if v.get("chance") is not None else ""
+    return f"{_optimal(v)} (n={v['states']}{chance})"
 
 
 def _versus(p: dict[str, Any] | None) -> str:
-    if not p:
-        return "-"
-    lo, hi = p["optimal_diff_ci"]
-    return f"{100 * p['optimal_diff']:+.1f} [{100 * lo:+.0f}, {100 * hi:+.0f}], p {p['mcnemar_p']:.2f}"
+    return diff_text(p) if p else "-"
 
 
 def curve_section(d: dict[str, Any]) -> list[str]:
