@@ -43,6 +43,7 @@ RELABEL_PROMPTS = {"reflect", "complete", "critic"}              # the relabelin
 # Every key of params.yaml must be here: a new key needs a line saying which stages read it.
 SECTION_PLANNER = {"collect", "probe_reference", "probe"} | EVAL | {"report"}  # the stages declaring `planner`
 RERUNS: dict[str, set[str]] = {
+    "data.dir": {"tasks"},  # the folder of ${data.dir}/... deps: DVC hashes the data there
     "world.seed": {"tasks"} | WORLD,
     "world.max_fails": WORLD,
     "world.max_steps": WORLD,
@@ -110,6 +111,7 @@ SECTION_RERUNS = {  # every other key of these sections is read by every stage t
 }
 # One code file per stage (its flow), and shared code: every stage that imports it.
 CODE_RERUNS: dict[str, set[str]] = {
+    "data.dir": {"tasks"},  # the folder of ${data.dir}/... deps: DVC hashes the data there
     "flows/stages/task_list.py": {"tasks"},
     "flows/stages/gt_pool.py": {"gt_pool"},
     "flows/stages/collect.py": {"collect"},
