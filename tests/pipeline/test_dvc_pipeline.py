@@ -372,7 +372,8 @@ def test_exp_show_only_changed_lists_what_changed_not_the_clock(module_project) 
     # Markdown: every column at full width (the terminal table would squeeze them into the screen with '…'). The data
     # read in place (${data.dir}/alfred_compact_*) is dropped too: DVC names an absolute dep outside the workspace
     # differently in the workspace and in a commit.
-    table = module_project.run("dvc", "exp", "show", "--only-changed", "--md", "--drop", "^(data|details)/|.*alfred_compact.*").stdout
+    table = module_project.run("dvc", "exp", "show", "--only-changed", "--md", "--drop",
+                               "^(data|details)/|.*alfred_compact.*").stdout
     lines = [line for line in table.splitlines() if line.strip()]
     headers = [h.strip() for h in lines[0].strip("|").split("|")]
     assert "planner.max_subgoals" in headers and "longer" in table, table
