@@ -1,9 +1,8 @@
 """Where the world's data is read from.
 
-Two places. The package's own files under household/data/ (ontology, floorplans and ALFRED's PDDL domain, derived
-from the `alfworld` wheel; the dev set): committed, always there. ALFRED's trajectories (the compact files) and
-ALFWorld's games are data fetched from elsewhere: they are read in place from one data directory, never copied
-into the repository:
+Two places. The project's own file under household/data/ (the dev set): committed, always there. ALFRED's data (the
+ontology and floorplans, the trajectories as compact files) and ALFWorld's games come from elsewhere: they are read in
+place from one data directory, never copied into the repository:
 - `HINDSIGHT_DATA` (environment) when set;
 - else `data.dir` of the workspace's params.yaml (flows.runtime.workspace.configure exports it into
   `HINDSIGHT_DATA`, so the processes a command starts read the same folder);
@@ -27,7 +26,8 @@ SPLIT_FILES = {
     "valid_seen": "alfred_compact_valid_seen.json",
     "valid_unseen": "alfred_compact_valid_unseen.json",
 }
-HOW_TO_PROVIDE = ("point HINDSIGHT_DATA or data.dir at a folder holding ALFRED's compact files, "
+WORLD_FILES = ("ontology.json", "floorplans.json")  # from the alfworld wheel (ALFRED's constants and layouts)
+HOW_TO_PROVIDE = ("point HINDSIGHT_DATA or data.dir at a folder holding ALFRED's data (README: Data), "
                   "or build them from ALFRED's json_2.1.0 download with `hindsight data import-alfred PATH --out DIR` "
                   "(README: Data)")
 
@@ -69,7 +69,7 @@ def games_dir(value: str | Path) -> Path:
 
 def missing_data() -> list[Path]:
     """The ALFRED files of the data directory that are not there (empty when the project can run)."""
-    return [data_dir() / name for name in SPLIT_FILES.values() if not (data_dir() / name).is_file()]
+    return [data_dir() / name for name in (*WORLD_FILES, *SPLIT_FILES.values()) if not (data_dir() / name).is_file()]
 
 
 def _read_json(path: Path) -> Any:
@@ -83,7 +83,7 @@ def _read_json(path: Path) -> Any:
 
 @lru_cache(maxsize=None)
 def load_json(name: str) -> Any:
-    """Load one of the package's own JSON files once per process."""
+    """Load one of the project's own JSON files (household/data/) once per process."""
     path = PACKAGE_DIR / name
     if not path.is_file():
         raise FileNotFoundError(f"{path}: packaged data file missing (reinstall the project)")

@@ -97,7 +97,7 @@ ClassName = Annotated[Literal[
     "Spatula", "Spoon", "SprayBottle", "Statue", "StoveBurner", "StoveKnob", "TVStand", "TeddyBear", "Television",
     "TennisRacket", "TissueBox", "Toaster", "Toilet", "ToiletPaper", "ToiletPaperHanger", "ToiletPaperRoll",
     "Tomato", "TomatoSliced", "Towel", "TowelHolder", "Vase", "Watch", "WateringCan", "Window", "WineBottle",
-], Description("an ALFRED object class (household/data/ontology.json), or '' for none"), _common("class_name")]
+], Description("an ALFRED object class (ontology.json of the data directory), or '' for none"), _common("class_name")]
 
 
 class TaskArgs(Contract):

@@ -13,13 +13,12 @@ from pathlib import Path
 import pytest
 
 from household.alfred_import import import_alfred
-from household.resources import ENV_VAR, PACKAGE_DIR, SPLIT_FILES, data_dir
+from household.resources import ENV_VAR, PACKAGE_DIR, SPLIT_FILES, WORLD_FILES, data_dir
 
 ROOT = Path(__file__).resolve().parents[2]
-# What the data directory holds that came from other public repositories (its README gives each source). The files
-# derived from the alfworld wheel (ontology.json, floorplans.json, alfred.pddl) may be committed; these may not.
-FETCHED = ("alfred_compact_*", "llm_planner_knn_set.json", "alfred_samples/**/*", "alfworld_samples/**/*")
-MAY_STAY = {"ontology.json", "floorplans.json", "alfred.pddl", "README.md"}
+# Everything the data directory holds came from elsewhere (its README gives each source): none of it is committed.
+FETCHED = ("*.json", "*.json.gz", "*.pddl", "alfred_samples/**/*", "alfworld_samples/**/*")
+MAY_STAY = {"README.md"}
 
 
 def sha256(path: Path) -> str:
@@ -33,7 +32,7 @@ def fetched_files() -> list[Path]:
 
 def test_no_fetched_file_is_committed() -> None:
     fetched = fetched_files()
-    assert len(fetched) >= 3 + 1 + 3 + 12, f"{data_dir()}: the fetched files were not found"
+    assert len(fetched) >= 3 + 4 + 3 + 12, f"{data_dir()}: the fetched files were not found"
     tracked = [ROOT / f for f in subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True,
                                                check=True).stdout.splitlines()]
     names = {p.name for p in fetched}
@@ -52,9 +51,9 @@ def test_the_check_sees_a_committed_copy(tmp_path: Path) -> None:
     assert SPLIT_FILES["valid_unseen"] in {p.name for p in fetched_files()}
 
 
-def test_the_package_keeps_only_its_own_and_derived_files() -> None:
+def test_the_package_keeps_only_its_own_files() -> None:
     kept = {p.name for p in PACKAGE_DIR.iterdir()}
-    assert kept == {"ontology.json", "floorplans.json", "alfred.pddl", "dev_set.json", "PROVENANCE.md"}, kept
+    assert kept == {"dev_set.json", "PROVENANCE.md"}, kept
 
 
 def spec_of(traj: dict) -> str:
@@ -134,7 +133,7 @@ def test_data_dir_param_and_environment(tmp_path: Path) -> None:
     (tmp_path / "ws").mkdir()
     (tmp_path / "ws" / "params.yaml").write_text(f"data:\n  dir: ../elsewhere\n")
     (tmp_path / "elsewhere").mkdir()
-    for name in SPLIT_FILES.values():
+    for name in (*WORLD_FILES, *SPLIT_FILES.values()):
         (tmp_path / "elsewhere" / name).write_bytes(b"")
     out = hindsight("data", "check", env=without_data_env(), cwd=tmp_path / "ws")
     assert out.returncode == 0 and str(tmp_path / "elsewhere") in out.stdout, out.stdout + out.stderr
