@@ -34,7 +34,7 @@ DEFAULT_VIEW = "sft"  # what `load_dataset(DIR)` loads when no configuration is 
 WRITTEN_BY = {"hindsight": ("reflect", "complete"), "critic": ("reflect", "critic_sample")}
 SOURCES = (
     Source("ALFRED (Shridhar et al., CVPR 2020)", "tasks, instructions, expert plans and goal conditions "
-           "(household/data/, PROVENANCE.md)", "MIT"),
+           "(read in place from the data directory)", "MIT"),
     Source("ALFWorld (alfworld==0.4.2)", "the object ontology, floor plans and PDDL domain the simulator is built "
            "from", "MIT"),
 )
