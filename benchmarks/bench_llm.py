@@ -16,8 +16,6 @@ Uses a fresh temporary response cache (the project's cache is left alone) and th
 from __future__ import annotations
 
 import argparse
-import gzip
-import json
 import logging
 import shutil
 import statistics
@@ -116,13 +114,12 @@ def bench_llm(model: str, repeats: int) -> dict[str, float]:
 
 
 def task_texts(n: int) -> list[str]:
-    """n task texts: ALFRED train annotations from household/data (padded with step descriptions)."""
-    path = ROOT / "household" / "data" / "alfred_compact_train.json.gz"
-    texts: list[str] = []
-    if path.exists():
-        trajs = json.loads(gzip.open(path).read())
-        texts = [a["task_desc"] for t in trajs for a in t.get("anns", [])]
-        texts += [h for t in trajs for a in t.get("anns", []) for h in a.get("high_descs", [])]
+    """n task texts: ALFRED train annotations from the data directory (padded with step descriptions)."""
+    from household.resources import SPLIT_FILES, load_data_json
+
+    trajs = load_data_json(SPLIT_FILES["train"])
+    texts = [a["task_desc"] for t in trajs for a in t.get("anns", [])]
+    texts += [h for t in trajs for a in t.get("anns", []) for h in a.get("high_descs", [])]
     i = 0
     while len(texts) < n:  # synthetic fallback
         texts.append(f"put the {OBJS[i % 12].lower()} in the {RECEPS[(i // 12) % 8].lower()} number {i}")

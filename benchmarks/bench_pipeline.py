@@ -28,6 +28,7 @@ BIN = Path(sys.executable).parent
 sys.path.insert(0, str(ROOT))
 
 from flows.runtime.prefect_server import prefect_server  # noqa: E402
+from household.resources import data_dir  # noqa: E402
 
 # A critic-only param change reruns critic (and what reads its output, if that changed), never these:
 CRITIC_UPSTREAM = {"tasks", "gt_pool", "collect", "reflect", "complete"}
@@ -76,6 +77,10 @@ def copy_project(dest: Path) -> None:
         if src.is_file():
             (dest / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(src, dest / rel)
+    # The copy reads the checkout's data in place: data.dir (what dvc.yaml tracks) made absolute.
+    params = dest / "params.yaml"
+    params.write_text(re.sub(r"^(data:\n  dir: )\S+", lambda m: m.group(1) + str(data_dir()), params.read_text(),
+                             count=1, flags=re.M))
     models = dest / ".cache" / "models"
     models.parent.mkdir(parents=True, exist_ok=True)
     os.symlink(ROOT / ".cache" / "models", models)  # assembled GGUF files: shared, read-only

@@ -184,7 +184,8 @@ def main(argv: list[str] | None = None) -> int:
         games = load_games(args.alfworld)
         picked = [g.task for g in games]
         if args.engine == "alfworld":
-            params["world"] = {**params["world"], "backend": "alfworld", "alfworld_games": args.alfworld}
+            params["world"] = {**params["world"], "backend": "alfworld",  # absolute: a relative one means the data dir
+                               "alfworld_games": str(Path(args.alfworld).resolve())}
         else:
             scenes = {g.task.id: g.scene for g in games}
         args.split, args.per_type, args.task_set = f"alfworld:{args.alfworld}:{args.engine}", 0, "all"

@@ -23,6 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from household.env import Env  # noqa: E402
 from household.expert import solve  # noqa: E402
+from household.resources import games_dir  # noqa: E402
 from household.subgoals import legal_subgoals  # noqa: E402
 from household.tasks import load_tasks  # noqa: E402
 
@@ -98,8 +99,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--skip-train", action="store_true", help="leave out train (6,574 tasks); no SR claim for it")
-    ap.add_argument("--alfworld", metavar="DIR", default="household/data/alfworld_samples",
-                    help="ALFWorld games for the backend comparison (default: the 3 samples)")
+    ap.add_argument("--alfworld", metavar="DIR", default=str(games_dir("alfworld_samples")),
+                    help="ALFWorld games for the backend comparison (default: the 3 samples of the data directory)")
     ap.add_argument("--skip-alfworld", action="store_true", help="leave out the ALFWorld backend comparison")
     args = ap.parse_args()
     t0 = time.perf_counter()

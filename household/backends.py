@@ -2,7 +2,7 @@
 
 Both implement `EpisodeEnv`, the one environment interface the closed loop, practice runs, replays and evaluation
 use (tests/household/test_backends.py runs both against it). The ALFWorld backend plays the game of the task found
-under `world.alfworld_games`.
+under `world.alfworld_games` (relative to the data directory unless absolute).
 """
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 from household.layout import Scene
+from household.resources import games_dir
 from household.subgoals import SubGoal
 from household.tasks import Task
 from household.world import Observation, StepResult
@@ -69,7 +70,7 @@ def open_env(task: Task, backend: str = "household", games: str | Path | None = 
                    scene=scene, stop_on_success=stop_on_success)
     from household.alfworld_env import AlfworldEnv, game_for
 
-    game = game_for(task.id, games)  # type: ignore[arg-type]
+    game = game_for(task.id, games_dir(games))  # type: ignore[arg-type]
     return AlfworldEnv(task, game, seed=seed, max_fails=max_fails, max_steps=max_steps,
                        explore_budget=explore_budget, stop_on_success=stop_on_success)
 
@@ -81,4 +82,4 @@ def backend_tasks(backend: str, games: str | Path | None) -> list[Task]:
         raise ValueError("backend_tasks: the household backend's tasks come from data/tasks.jsonl")
     from household.alfworld_env import load_games
 
-    return [g.task for g in load_games(games)]  # type: ignore[arg-type]
+    return [g.task for g in load_games(games_dir(games))]  # type: ignore[arg-type]

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from household.ontology import LANDMARKS, PLACE_RECEPTACLES
-from household.resources import load_json
+from household.resources import load_data_json
 
 GRID = 0.25  # THOR's MoveAhead step (m)
 LOOK_DEG = 15  # THOR's LookUp/LookDown step (deg)
@@ -67,7 +67,7 @@ def synthetic_pose(rng: random.Random, anchors: list[Pose]) -> Pose:
 @lru_cache(maxsize=None)
 def get_floorplan(number: int) -> Floorplan:
     """Floorplan `number` with its listed places plus one place per receptacle class present without a listed one."""
-    raw = load_json("floorplans.json")["floorplans"].get(f"FloorPlan{number}")
+    raw = load_data_json("floorplans.json")["floorplans"].get(f"FloorPlan{number}")
     if raw is None:
         raise KeyError(f"floorplans.json: no floorplan {number}")
     places = [Place(rid, instance_class(rid), (float(p[0]), float(p[1]), int(p[2]), int(p[3])))

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import re
 
-from household.resources import load_json
+from household.resources import load_data_json
 
-_RAW = load_json("ontology.json")
+_RAW = load_data_json("ontology.json")
 
 TASK_TYPES: tuple[str, ...] = tuple(_RAW["task_types"])
 OBJECTS: frozenset[str] = frozenset(_RAW["objects_with_sliced"]) | {"Faucet", "Sink", "Bathtub"}

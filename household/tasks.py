@@ -6,14 +6,9 @@ from functools import lru_cache
 from typing import Any, Mapping
 
 from household.ontology import TASK_TYPES, canonical_class
-from household.resources import load_json
+from household.resources import SPLIT_FILES, load_data_json, load_json
 
-SPLITS: tuple[str, ...] = ("train", "valid_seen", "valid_unseen")
-_SPLIT_FILES = {
-    "train": "alfred_compact_train.json.gz",
-    "valid_seen": "alfred_compact_valid_seen.json",
-    "valid_unseen": "alfred_compact_valid_unseen.json",
-}
+SPLITS: tuple[str, ...] = tuple(SPLIT_FILES)
 OBJECT_STATES: tuple[str, ...] = ("clean", "heat", "cool", "none")
 _STATE_OF_TYPE = {
     "pick_clean_then_place_in_recep": "clean",
@@ -137,8 +132,8 @@ def task_from_record(row: Mapping[str, Any], split: str, where: str = "task") ->
 def _load(split: str) -> tuple[Task, ...]:
     if split not in SPLITS:
         raise ValueError(f"unknown split {split!r}; expected one of {', '.join(SPLITS)}")
-    name = _SPLIT_FILES[split]
-    rows = load_json(name)
+    name = SPLIT_FILES[split]
+    rows = load_data_json(name)
     return tuple(task_from_record(r, split, f"{name}[{i}]") for i, r in enumerate(rows))
 
 

@@ -97,7 +97,7 @@ ClassName = Annotated[Literal[
     "Spatula", "Spoon", "SprayBottle", "Statue", "StoveBurner", "StoveKnob", "TVStand", "TeddyBear", "Television",
     "TennisRacket", "TissueBox", "Toaster", "Toilet", "ToiletPaper", "ToiletPaperHanger", "ToiletPaperRoll",
     "Tomato", "TomatoSliced", "Towel", "TowelHolder", "Vase", "Watch", "WateringCan", "Window", "WineBottle",
-], Description("an ALFRED object class (household/data/ontology.json), or '' for none"), _common("class_name")]
+], Description("an ALFRED object class (ontology.json of the data directory), or '' for none"), _common("class_name")]
 
 
 class TaskArgs(Contract):
@@ -788,3 +788,92 @@ class Manifest(Contract):
                     "complete, critic_sample) -> the model its calls went to; {} when no LLM made the pool (gt).")]
     quarantined: Count
 
+
+# --- exported views (`hindsight pools export`, stage export: one Parquet configuration each) --------------------
+# Each row keeps `sample_id`, the id of the pool record it comes from. The prompts are built by the planner's own
+# prompt code (planner/views/rows.py); pools/dataset.py writes the Parquet columns from these schemas.
+
+SampleId = Annotated[Id, Field(description="the id of the pool record the row comes from")]
+PoolName = Annotated[Literal["gt", "hindsight"], Field(description="the pool that holds the record "
+                                                                   "(data/pools/<pool>.jsonl)")]
+PromptText = Annotated[str, Field(max_length=200000)]
+ViewTask = Annotated[Id, Field(description="the ALFRED task (trial) of the sample")]
+ViewType = Annotated[TaskType, Field(description="the task's ALFRED type")]
+ActorKind = Annotated[Literal["gt", "hindsight"], Field(description="gt: an expert plan; hindsight: a relabeled "
+                                                                    "practice run")]
+
+
+class ChatMessage(Contract):
+    """One chat message."""
+
+    role: Literal["user", "assistant"]
+    content: PromptText
+
+
+class ViewRow(Contract):
+    """What every row of a view starts with: the pool record it comes from, and its task."""
+
+    sample_id: SampleId
+    pool: PoolName
+    task_id: ViewTask
+    task_type: ViewType
+
+
+class ActorView(ViewRow):
+    """`text` is the sample as the actor's prompt shows it among its retrieved examples; `prompt` + `answer` is the
+    same sample as a question: the actor prompt at the task's start, with no examples, and the plan that continues
+    it (failed steps with the world's reason inline)."""
+
+    model_config = _artifact("A row of the exported actor view: one actor sample as the planner's prompt shows it",
+                             "1.0.0")
+
+    kind: ActorKind
+    text: Annotated[PromptText, Field(description="the sample's example block in the actor's prompt")]
+    prompt: Annotated[PromptText, Field(description="the actor prompt at the task's start, with no examples")]
+    answer: Annotated[PromptText, Field(description="what continues `prompt`: the sample's plan")]
+
+
+class CriticView(ViewRow):
+    """`text` is the sample as the critic's prompt shows it among its examples (several samples of one task are
+    shown as one block, their plans numbered); `prompt` + `answer` is the same sample as a question: the critic
+    prompt for its plan, with no examples, and the value a/b (goal conditions met / total)."""
+
+    model_config = _artifact("A row of the exported critic view: one critic sample as the planner's prompt shows "
+                             "it", "1.0.0")
+
+    text: Annotated[PromptText, Field(description="the sample's example block in the critic's prompt")]
+    prompt: Annotated[PromptText, Field(description="the critic prompt for the sample's plan, with no examples")]
+    answer: Annotated[PromptText, Field(description="what continues `prompt`: the plan's value")]
+
+
+Step = Annotated[int, Field(ge=0, description="the decision's place in the sample's plan: the steps before it are "
+                                              "the prompt's plan so far")]
+
+
+class SftView(ViewRow):
+    """A user message, the actor prompt at the decision with no examples, and the assistant's answer, the next
+    sub-goal: a step of a ground-truth or hindsight actor sample that the world carried out (a failed step stays in
+    the plan of later decisions, with its reason, but is not an answer)."""
+
+    model_config = _artifact("A row of the exported sft view: one decision as chat messages", "1.0.0")
+
+    kind: ActorKind
+    step: Step
+    messages: Annotated[list[ChatMessage], Field(min_length=2, max_length=2, description="the prompt (user) and the "
+                                                                                     "next sub-goal (assistant)")]
+
+
+class PreferenceView(ViewRow):
+    """At a state after a wrong step: the actor prompt there (a user message), the expert's next sub-goal (chosen)
+    and the step the robot took there (rejected), each an assistant message. Only correction records make rows."""
+
+    model_config = _artifact("A row of the exported preference view: one correction as chosen and rejected "
+                             "answers", "1.0.0")
+
+    step: Step
+    prompt: Annotated[list[ChatMessage], Field(min_length=1, max_length=1, description="the actor prompt at the state "
+                                                                                   "(user)")]
+    chosen: Annotated[list[ChatMessage], Field(min_length=1, max_length=1, description="the expert's next sub-goal "
+                                                                                   "(assistant)")]
+    rejected: Annotated[list[ChatMessage], Field(min_length=1, max_length=1, description="the step the robot took "
+                                                                                     "there (assistant)")]

@@ -58,6 +58,12 @@ def summary(config: str, rows: Sequence[Row], samples: int, seed: int) -> dict[s
             "by_type": {t: rates(g, samples, seed) for t, g in group_by(rows, lambda r: r["task_type"]).items()}}
 
 
+def summaries(picks: Sequence[Row], samples: int, seed: int) -> dict[str, dict[str, Any]]:
+    """Each configuration's summary over its picks, by configuration name."""
+    return {c: summary(c, [p for p in picks if p["config"] == c], samples, seed)
+            for c in sorted({p["config"] for p in picks})}
+
+
 def paired(a: str, rows_a: Iterable[Row], b: str, rows_b: Iterable[Row], samples: int, seed: int) -> dict[str, Any]:
     """A vs B on the states both answered: the 2x2 table of optimal picks, the task-level sign-flip p on the
     difference of optimal picks (`p`), McNemar's exact p over states (`mcnemar_p`, state-level), and the

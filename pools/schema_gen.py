@@ -47,6 +47,10 @@ ARTIFACTS: dict[str, type[BaseModel]] = {
     "stage_summary": artifacts.StageSummary,
     "timing": artifacts.Timing,
     "manifest": artifacts.Manifest,
+    "view_actor": artifacts.ActorView,
+    "view_critic": artifacts.CriticView,
+    "view_sft": artifacts.SftView,
+    "view_preference": artifacts.PreferenceView,
 }
 HEAD = ("$schema", "$id", "version", "title", "description")
 # Key order in the files (pydantic sorts keys alphabetically): what a reader looks for first; $defs last.

@@ -11,6 +11,7 @@ import yaml
 from pools.jsonl import read_json, read_jsonl
 
 WORKSPACE = "workspace"
+PROBE_PICKS = "data/probe/picks.jsonl"  # the probe's picks (stage probe), read beside a pool version
 
 
 class VersionError(RuntimeError):
@@ -102,6 +103,14 @@ def load_records(repo: Path, rel: str, rev: str, schema: str) -> list[dict[str, 
     tmp.parent.mkdir(parents=True, exist_ok=True)
     tmp.write_text(text, encoding="utf-8")
     return read_jsonl(tmp, schema).records
+
+
+def text_at(repo: Path, rev: str, rel: str) -> str | None:
+    """A file git tracks, as it was at `rev` (`workspace`: the file on disk); None where it does not exist."""
+    if rev == WORKSPACE:
+        return (repo / rel).read_text(encoding="utf-8") if (repo / rel).is_file() else None
+    proc = subprocess.run(["git", "-C", str(repo), "show", f"{resolve_rev(repo, rev)}:{rel}"], capture_output=True)
+    return proc.stdout.decode("utf-8") if proc.returncode == 0 else None
 
 
 def _dvc_read(repo: Path, path: str, sha: str, rev: str) -> str:

@@ -1,6 +1,7 @@
 """Fixtures shared by every test suite (keep this small)."""
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Iterator
@@ -11,7 +12,13 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # `from planner.llm.scripted import ...` works however pytest is started
     sys.path.insert(0, str(ROOT))
 
+from flows.runtime.workspace import workspace_data_dir  # noqa: E402
+from household.resources import ENV_VAR, data_dir  # noqa: E402
 from planner.llm.scripted import ScriptedEndpoint  # noqa: E402
+
+# The data is read in place: project copies under a temporary folder (and every process they start) read the
+# checkout's data directory, not a ../shared/alfred beside the copy.
+os.environ.setdefault(ENV_VAR, str(workspace_data_dir() or data_dir()))
 
 
 @pytest.fixture

@@ -1,4 +1,5 @@
-"""`hindsight pools diff`: compare two versions of a pool through DVC."""
+"""`hindsight pools diff` and `hindsight pools export`: compare two versions of a pool, or write one as a dataset
+others load, reading each version through DVC."""
 from __future__ import annotations
 
 import argparse
@@ -27,6 +28,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     diff.add_argument("--pool", default="hindsight", choices=sorted(POOL_SCHEMAS), help="which pool (default hindsight)")
     diff.add_argument("--json", action="store_true", help="print one JSON object")
     diff.set_defaults(func=_diff)
+    export = psub.add_parser(
+        "export",
+        help="write a pool version as a dataset `datasets.load_dataset(DIR)` loads",
+        description="Write both pools at REV (a git revision or DVC experiment name, as `pools diff` takes; default: "
+        "the workspace) into DIR: one configuration per view (actor, critic, sft, preference) in Parquet and a "
+        "README.md dataset card. Load it with `datasets.load_dataset(DIR)` (the sft view) or "
+        "`load_dataset(DIR, VIEW)`. Nothing is uploaded: the card says how to publish it.")
+    export.add_argument("rev", metavar="REV", nargs="?", default="workspace", help="the version (default: the workspace)")
+    export.add_argument("--out", metavar="DIR", required=True, help="the folder to write (made if absent)")
+    export.set_defaults(func=_export)
 
 
 def _diff(args: argparse.Namespace) -> int:
@@ -52,30 +63,56 @@ def _diff(args: argparse.Namespace) -> int:
     return 0
 
 
+def _bootstrap() -> tuple[int, int]:
+    """Resamples and seed of the probe's intervals: the workspace's params, else the defaults."""
+    from flows.runtime.params import ParamsError, load_params
+    from flows.stages.comparisons import bootstrap
+
+    try:
+        return bootstrap(load_params())
+    except ParamsError:
+        return 10000, 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from flows.stages.export import ExportError, export
+    from pools.jsonl import RecordError
+    from pools.versions import WORKSPACE, VersionError
+
+    repo = project_dir()
+    samples, seed = _bootstrap()
+    where = "the workspace" if args.rev == WORKSPACE else f"revision `{args.rev}`"
+    try:
+        done = export(repo, args.rev, Path(args.out), samples, seed, f"Made by `hindsight pools export` from {where}")
+    except (VersionError, RecordError, ExportError) as exc:
+        print(f"hindsight pools export: {exc}", file=sys.stderr)
+        return 2
+    views = ", ".join(f"{v} {n}" for v, n in done["views"].items())
+    print(f"wrote {args.out}: rows by view: {views}; card: {Path(args.out) / 'README.md'}")
+    print(f"load it: python -c \"import datasets; print(datasets.load_dataset('{args.out}'))\"")
+    return 0
+
+
 def probe_figures(repo: Any, rev_a: str, rev_b: str) -> dict[str, Any]:
     """What the probe said of each version (data/probe/picks.jsonl there): each configuration's figures, and
     Actor_hind of B vs of A paired on the states both answered; a note where a version has no probe."""
-    from flows.runtime.params import ParamsError, load_params
-    from flows.stages.comparisons import bootstrap
     from pools.jsonl import RecordError
-    from pools.probe_metrics import config_text, paired, paired_text, summary
-    from pools.versions import VersionError, load_records
+    from pools.probe_metrics import config_text, paired, paired_text, summaries
+    from pools.versions import PROBE_PICKS, VersionError, load_records
 
-    try:
-        samples, seed = bootstrap(load_params())
-    except ParamsError:
-        samples, seed = 10000, 0
+    samples, seed = _bootstrap()
     out: dict[str, Any] = {"versions": {}, "actor_hind": None}
-    lines = ["", "probe (data/probe/picks.jsonl):"]
+    lines = ["", f"probe ({PROBE_PICKS}):"]
     picks: dict[str, list[dict[str, Any]]] = {}
     for rev in (rev_a, rev_b):
         try:
-            picks[rev] = load_records(repo, "data/probe/picks.jsonl", rev, "probe_pick")
+            picks[rev] = load_records(repo, PROBE_PICKS, rev, "probe_pick")
         except (VersionError, RecordError) as exc:
             lines.append(f"  {rev}: no probe ({exc})")
             continue
-        figures = {c: summary(c, [p for p in picks[rev] if p["config"] == c], samples, seed)
-                   for c in sorted({p["config"] for p in picks[rev]})}
+        figures = summaries(picks[rev], samples, seed)
         out["versions"][rev] = figures
         lines += [f"  {rev}: {config_text(f)}" for f in figures.values()]
     hind = {rev: [p for p in rows if p["config"] == "actor_hind"] for rev, rows in picks.items()}

@@ -28,6 +28,7 @@ def _run(args: argparse.Namespace) -> int:
     from flows.runtime.params import ParamsError
     from flows.runtime.stage import StageFailed
     from pools.journal import StageBusy
+    from household.resources import DataMissing
     from pools.jsonl import RecordError
 
     log = logging.getLogger("hindsight")
@@ -37,7 +38,7 @@ def _run(args: argparse.Namespace) -> int:
         guard_temporary_server()  # a SIGKILL of this process must not leave Prefect's temporary server running
         module = importlib.import_module(module_name(args.name))
         module.main(item=args.item, on_bad_record=args.on_bad_record)
-    except (ParamsError, RecordError, StageBusy, StageFailed) as exc:
+    except (ParamsError, RecordError, StageBusy, StageFailed, DataMissing) as exc:
         # The message says what to fix (file, line, field, schema path): one line; the traceback to the log.
         log.error("stage %s failed: %s", args.name, exc, exc_info=exc, extra={"console": args.verbose})
         print(f"hindsight stage {args.name}: {exc}", file=sys.stderr)

@@ -12,6 +12,7 @@ import sys
 # `hindsight timing` would otherwise pay.
 COMMAND_MODULES = (
     "flows.cli.cmd_world",
+    "flows.cli.cmd_data",
     "flows.cli.cmd_llm",
     "flows.cli.cmd_episode",
     "flows.cli.cmd_relabel",
@@ -45,11 +46,15 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     from flows.runtime.shutdown import Terminated, exit_code, sigterm_as_interrupt
+    from household.resources import DataMissing
 
     # SIGTERM unwinds like Ctrl-C: `finally` and atexit stop every server this process started.
     try:
         with sigterm_as_interrupt():
             return int(args.func(args) or 0)
+    except DataMissing as exc:  # one line: the path looked at and how to provide the data
+        print(f"hindsight: {exc}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt as exc:
         print(f"hindsight: {'terminated' if isinstance(exc, Terminated) else 'interrupted'}", file=sys.stderr)
         return exit_code(exc)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from household.resources import ENV_VAR, DataMissing, data_dir, data_file, missing_data, resolve_data_dir
+
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -35,5 +37,33 @@ def configure() -> None:
         "TRANSFORMERS_OFFLINE": "1",
         "TOKENIZERS_PARALLELISM": "false",
     }
+    data = workspace_data_dir()
+    if data is not None:
+        defaults[ENV_VAR] = str(data)
     for key, value in defaults.items():
         os.environ.setdefault(key, value)
+
+
+def workspace_data_dir() -> Path | None:
+    """The workspace's `data.dir` (relative to the workspace), or None when its params.yaml has none."""
+    import yaml
+
+    file = project_dir() / "params.yaml"
+    try:
+        data = (yaml.safe_load(file.read_text(encoding="utf-8")) or {}).get("data") or {}
+    except (OSError, yaml.YAMLError, AttributeError):
+        return None  # load_params reports a broken params.yaml where a command reads it
+    value = data.get("dir") if isinstance(data, dict) else None
+    return resolve_data_dir(value, project_dir()) if value else None
+
+
+def check_data_dir() -> Path:
+    """The data directory a pipeline stage reads, after checking it is there and is the one dvc.yaml tracks
+    (`${data.dir}`): a `HINDSIGHT_DATA` elsewhere would let DVC hash one folder while the stage reads another."""
+    if missing_data():
+        data_file(missing_data()[0].name)  # raises DataMissing: one line, the path and how to provide it
+    tracked = workspace_data_dir()
+    if tracked is not None and tracked != data_dir():
+        raise DataMissing(f"{ENV_VAR}={data_dir()} but params.yaml data.dir is {tracked}, the folder dvc.yaml "
+                          f"tracks: set data.dir to {data_dir()} for the pipeline (or unset {ENV_VAR})")
+    return data_dir()

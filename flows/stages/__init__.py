@@ -17,6 +17,7 @@ MODULES: dict[str, str] = {
     "probe_set": "probe_set",
     "probe": "probe",
     "report": "report",
+    "export": "export",
 }
 
 

@@ -14,8 +14,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from flows.runtime.workspace import path
 from household.alfworld_env import game_dir_for
+from household import resources
 from household.backends import backend_tasks, check_backend
 from pools.select import practice_samples
 
@@ -30,10 +30,9 @@ def uses_alfworld(params: dict[str, Any]) -> bool:
 
 
 def games_dir(world: dict[str, Any]) -> Path:
-    """`world.alfworld_games`, relative to the workspace unless absolute."""
+    """`world.alfworld_games`, relative to the data directory unless absolute."""
     check_backend("alfworld", world.get("alfworld_games"))
-    p = Path(str(world["alfworld_games"])).expanduser()
-    return p if p.is_absolute() else path(str(p))
+    return resources.games_dir(str(world["alfworld_games"]))
 
 
 def split_dirs(root: Path) -> dict[str, Path]:

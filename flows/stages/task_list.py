@@ -10,7 +10,7 @@ from prefect.cache_policies import NO_CACHE
 from flows.runtime.declared import output
 from flows.runtime.params import ParamsError, section, stage_params
 from flows.runtime.stage import StageResult, stage_lock, write_summary
-from flows.runtime.workspace import project_dir
+from flows.runtime.workspace import check_data_dir, project_dir
 from household.expert import solve
 from household.tasks import TASK_TYPES, load_tasks
 from pools.jsonl import write_jsonl
@@ -64,6 +64,7 @@ def tasks_flow(splits: list[str], seed: int, task_types: list[str] | None = None
 
 def main(item: str | None = None, on_bad_record: str | None = None) -> None:
     """Entry point for `hindsight stage tasks` / `python -m flows.stages.task_list`."""
+    check_data_dir()  # before any flow starts: missing data is one line
     params = stage_params("tasks")
     tasks = section(params, "tasks")
     types = tasks.get("task_types", "all")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import string
 from importlib import resources
+from importlib.resources.abc import Traversable
 from itertools import groupby
 from typing import Any, Iterable, Sequence
 
@@ -17,13 +18,17 @@ from pools.records import CriticSample, Sample
 TEMPLATE_ROLES = ("adapter", "actor", "critic", "generator", "reflect", "complete", "critic_sample")
 
 
+def template_file(role: str) -> Traversable:
+    """The file of a role's prompt template (planner/llm/prompts/<role>.txt)."""
+    if role not in TEMPLATE_ROLES:
+        raise ValueError(f"no prompt template for role {role!r}")
+    return resources.files("planner.llm").joinpath("prompts", f"{role}.txt")
+
+
 @functools.lru_cache(maxsize=None)
 def template(role: str) -> string.Template:
     """Load the prompt template of a role."""
-    if role not in TEMPLATE_ROLES:
-        raise ValueError(f"no prompt template for role {role!r}")
-    text = resources.files("planner.llm").joinpath("prompts", f"{role}.txt").read_text(encoding="utf-8")
-    return string.Template(text.rstrip("\n"))
+    return string.Template(template_file(role).read_text(encoding="utf-8").rstrip("\n"))
 
 
 def render(role: str, **fields: Any) -> str:

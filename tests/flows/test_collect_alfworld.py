@@ -15,7 +15,7 @@ from flows.stages import collect, evaluate
 from flows.stages.alfworld_games import eval_splits
 from household.alfworld_env import INSTALL_HINT, alfworld_available, load_games
 from household.expert import expert_plan
-from household.resources import data_path
+from household.resources import games_dir
 from household.tasks import get_task
 from planner.config import PlannerConfig
 from planner.llm.scripted import ScriptedEndpoint
@@ -25,7 +25,7 @@ from planner.variants import PRESETS
 from pools.jsonl import write_jsonl
 
 ROOT = Path(__file__).resolve().parents[2]
-SAMPLES = Path(str(data_path("alfworld_samples")))
+SAMPLES = games_dir("alfworld_samples")
 pytestmark = pytest.mark.skipif(not alfworld_available(), reason=INSTALL_HINT)
 
 

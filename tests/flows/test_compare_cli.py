@@ -2,9 +2,7 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -12,14 +10,7 @@ import yaml
 
 from pools.jsonl import write_jsonl
 from tests.pools.test_compare import A, B, outcomes
-
-BIN = Path(sys.executable).parent
-ENV = dict(os.environ, DVC_NO_ANALYTICS="1")
-
-
-def sh(cwd: Path, *cmd: str) -> str:
-    exe = str(BIN / cmd[0]) if (BIN / cmd[0]).exists() else cmd[0]
-    return subprocess.run([exe, *cmd[1:]], cwd=cwd, env=ENV, check=True, capture_output=True, text=True).stdout
+from tests.repos import BIN, ENV, init_repo, sh
 
 
 def compare(repo: Path, *args: str) -> subprocess.CompletedProcess:
@@ -30,11 +21,7 @@ def compare(repo: Path, *args: str) -> subprocess.CompletedProcess:
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     """A DVC project whose first commit (tag v1) holds two evaluated variants; the workspace then improves one."""
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    for cmd in (["git", "init", "-q"], ["git", "config", "user.email", "t@example.com"],
-                ["git", "config", "user.name", "t"], ["dvc", "init", "-q"]):
-        sh(repo, *cmd)
+    repo = init_repo(tmp_path / "repo")
     (repo / "params.yaml").write_text(yaml.safe_dump({"evaluate": {"bootstrap": 500, "bootstrap_seed": 0}}))
     write_jsonl(repo / "data/eval/hindsight.jsonl", A, "rollout")
     write_jsonl(repo / "data/eval/no_hindsight.jsonl", B, "rollout")

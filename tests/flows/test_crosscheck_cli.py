@@ -9,7 +9,7 @@ import pytest
 
 from flows.cli.main import main
 from household.alfworld_env import INSTALL_HINT, alfworld_available, find_game_dirs
-from household.resources import data_path
+from household.resources import games_dir
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.skipif(not alfworld_available(), reason=INSTALL_HINT)
@@ -18,7 +18,7 @@ pytestmark = pytest.mark.skipif(not alfworld_available(), reason=INSTALL_HINT)
 def _games(tmp_path: Path) -> Path:
     """The SoapBar sample twice: as given, and with ALFWorld's goal moved to the toilet (ours, from traj_data.json,
     stays 'two soap bars in a cabinet')."""
-    src = next(d for d in find_game_dirs(data_path("alfworld_samples")) if "SoapBar" in d.name)
+    src = next(d for d in find_game_dirs(games_dir("alfworld_samples")) if "SoapBar" in d.name)
     for name in ("given", "goal_on_toilet"):
         dst = tmp_path / f"pick_two_obj_and_place-SoapBar-None-Cabinet-424-{name}" / "trial_T20190909_081746_857594"
         dst.mkdir(parents=True)

@@ -13,7 +13,7 @@ from flows.stages.alfworld_games import eval_splits
 from flows.stages.evaluate import plan
 from household.alfworld_env import INSTALL_HINT, alfworld_available, load_games
 from household.expert import expert_plan
-from household.resources import data_path
+from household.resources import games_dir
 from household.tasks import load_tasks
 from planner.llm.scripted import ScriptedEndpoint
 from planner.relabel.gt_samples import build_gt_samples
@@ -22,7 +22,7 @@ from pools.jsonl import read_jsonl, write_jsonl
 from pools.metrics import details
 
 ROOT = Path(__file__).resolve().parents[2]
-SAMPLES = data_path("alfworld_samples")
+SAMPLES = games_dir("alfworld_samples")
 pytestmark = pytest.mark.skipif(not alfworld_available(), reason=INSTALL_HINT)
 
 

@@ -7,9 +7,9 @@ import pytest
 from household.alfworld import decode_location, decode_name, find_games, load_alfworld_game
 from household.env import Env
 from household.expert import solve
-from household.resources import data_path
+from household.resources import games_dir
 
-SAMPLES = data_path("alfworld_samples")
+SAMPLES = games_dir("alfworld_samples")
 
 
 def test_three_samples_load_and_solve():

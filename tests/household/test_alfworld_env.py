@@ -10,9 +10,9 @@ from household.alfworld_env import (
 )
 from household.backends import backend_tasks, check_backend, open_env
 from household.env import Env
-from household.resources import data_path
+from household.resources import games_dir
 
-SAMPLES = data_path("alfworld_samples")
+SAMPLES = games_dir("alfworld_samples")
 needs_alfworld = pytest.mark.skipif(not alfworld_available(), reason=INSTALL_HINT)
 
 

@@ -6,10 +6,10 @@ import pytest
 from household.alfworld_env import INSTALL_HINT, alfworld_available, load_games
 from household.backends import EpisodeEnv, open_env
 from household.expert import solve
-from household.resources import data_path
+from household.resources import games_dir
 from household.world import Observation, StepResult
 
-SAMPLES = data_path("alfworld_samples")
+SAMPLES = games_dir("alfworld_samples")
 
 
 def _play(env: EpisodeEnv, plan: list[str]) -> None:

@@ -6,6 +6,7 @@ from argparse import Namespace
 from pathlib import Path
 
 from flows.cli.cmd_world import _play
+from household.resources import games_dir
 from household.tasks import load_tasks
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -21,7 +22,7 @@ def test_stats_json():
 
 def test_stats_alfworld():
     out = subprocess.run([sys.executable, "-m", "flows.cli", "world", "stats", "--alfworld",
-                          "household/data/alfworld_samples", "--json"], cwd=ROOT, capture_output=True, text=True,
+                          str(games_dir("alfworld_samples")), "--json"], cwd=ROOT, capture_output=True, text=True,
                          check=True).stdout
     assert json.loads(out)["tasks"] == 3 and json.loads(out)["expert_sr"] == 1.0
 

@@ -32,6 +32,7 @@ from typing import Any, Iterator
 import pytest
 import yaml
 
+from household.resources import ENV_VAR
 from planner.llm.scripted import Request, ScriptedEndpoint, grammar_choices
 from planner.variants import PRESETS
 
@@ -212,6 +213,7 @@ class Project:
         # Every role (also those the laptop profile pins to the embedded model) goes to the scripted endpoint.
         # Constrained calls carry their grammar (as on llama.cpp), so stepwise completion picks can be answered.
         on_endpoint(params, endpoint.url, endpoint.model, timeout=5, retries=1, constrain="grammar")
+        params["data"]["dir"] = os.environ[ENV_VAR]  # the data read in place (tests/conftest.py), as DVC tracks it
         params["tasks"].update(splits=["train", "valid_seen"], task_types=list(TASK_TYPES))
         params["pools"].update(gt_per_type=2)
         params["collect"].update(per_type=1)

@@ -34,7 +34,8 @@ EVAL = {"evaluate@hindsight", "evaluate@llm_planner", "evaluate@expert"}
 READS_HINDSIGHT = {"evaluate@hindsight"}  # the variants whose `pool` is hindsight (llm_planner, expert: gt)
 RESULTS = {"compare@0", "report"}                                # read the evaluations (compare: hindsight vs llm_planner)
 PROBE = {"probe_reference", "probe_set", "probe"}                # what a pool is worth at decisions
-ALL = {"tasks", "gt_pool", "collect", "reflect", "complete", "critic", "pool"} | EVAL | RESULTS | PROBE
+POOLS = {"tasks", "gt_pool", "collect", "reflect", "complete", "critic", "pool"}  # up to the hindsight pool
+ALL = POOLS | EVAL | RESULTS | PROBE | {"export"}
 WORLD = {"gt_pool", "collect", "complete", "critic"} | EVAL | PROBE  # every stage that steps the world
 LLM = {"collect", "reflect", "complete", "critic"} | EVAL | {"probe_reference", "probe"}  # every stage that calls the LLM
 RELABEL_PROMPTS = {"reflect", "complete", "critic"}              # the relabeling calls
@@ -43,6 +44,7 @@ RELABEL_PROMPTS = {"reflect", "complete", "critic"}              # the relabelin
 # Every key of params.yaml must be here: a new key needs a line saying which stages read it.
 SECTION_PLANNER = {"collect", "probe_reference", "probe"} | EVAL | {"report"}  # the stages declaring `planner`
 RERUNS: dict[str, set[str]] = {
+    "data.dir": {"tasks"},  # the folder of ${data.dir}/... deps: DVC hashes the data there
     "world.seed": {"tasks"} | WORLD,
     "world.max_fails": WORLD,
     "world.max_steps": WORLD,
@@ -81,8 +83,8 @@ RERUNS: dict[str, set[str]] = {
     "evaluate.per_type": EVAL | {"report"},
     "evaluate.max_tasks": EVAL | {"report"},
     "evaluate.compare": {"compare@1", "report"},  # a pair added: only its comparison runs
-    "evaluate.bootstrap": RESULTS | {"probe"},
-    "evaluate.bootstrap_seed": RESULTS | {"probe"},
+    "evaluate.bootstrap": RESULTS | {"probe", "export"},  # export: the probe figures' intervals in the card
+    "evaluate.bootstrap_seed": RESULTS | {"probe", "export"},
     "probe.split": {"probe_reference", "probe_set"},
     "probe.per_type": {"probe_reference", "probe_set"},
     "probe.seed": {"probe_reference", "probe_set"},
@@ -92,7 +94,8 @@ RERUNS: dict[str, set[str]] = {
     "probe.on_policy_per_task": {"probe_set"},
     "probe.configs": {"probe"},
     "probe.full_step_states": {"probe"},
-    "pipeline.on_bad_record": ALL - {"tasks", "report"},  # every stage that reads a pipeline file
+    "pipeline.on_bad_record": ALL - {"tasks", "report", "export"},  # every stage that reads a pipeline file (export:
+                                                                   # the pools as `pools diff` reads them, strictly)
     "pipeline.max_failure_share": LLM | {"probe_set"},
     # How items run (one at a time, threads, Dask): the output is the same whatever runs them, so no stage reads it.
     "pipeline.workers": set(),
@@ -119,15 +122,16 @@ CODE_RERUNS: dict[str, set[str]] = {
     "flows/stages/hindsight_pool.py": {"pool"},
     "flows/stages/evaluate.py": EVAL,
     "flows/stages/alfworld_games.py": {"collect"} | EVAL,  # the ALFWorld backend's practice tasks and games
-    "flows/stages/comparisons.py": RESULTS,
+    "flows/stages/comparisons.py": RESULTS | {"export"},  # export: its bootstrap params
     "flows/stages/report.py": {"report"},
     "flows/stages/report_html.py": {"report"},
     "household/env.py": ALL - {"pool", "compare@0"},
     "planner/relabel/stages.py": ALL - {"tasks", "pool"} - RESULTS,
     "pools/jsonl.py": ALL,
-    "flows/runtime/stage.py": ALL - RESULTS,  # compare and report run no items (and import no LLM code)
-    "flows/runtime/execution.py": ALL - RESULTS,
-    "flows/runtime/items.py": ALL - {"tasks"} - RESULTS,
+    "flows/runtime/stage.py": ALL - RESULTS - {"export"},  # compare, report and export run no items
+    "flows/runtime/execution.py": ALL - RESULTS - {"export"},
+    "flows/runtime/items.py": ALL - {"tasks", "export"} - RESULTS,
+    "flows/stages/export.py": {"export"},
 }
 
 
@@ -277,6 +281,15 @@ def test_repro_runs_every_stage_and_pools_only_what_verifies(module_project) -> 
     table = module_project.run("dvc", "metrics", "show").stdout
     # 10 stage and variant columns fit 160; the probe's 6 need about 60 more, its 6 dropped counts about 150.
     assert max(len(line) for line in table.splitlines()) <= 380, table
+    # The export: both pools as a dataset, a row per sample in the actor and critic views.
+    card = (module_project.path / "data/export/README.md").read_text(encoding="utf-8")
+    assert f"`hindsight` pool: {hs_manifest['records']} records" in card
+    assert f"`gt` pool: {gt['records']} records" in card
+    import polars as pl
+
+    exported = sum(pl.read_parquet(module_project.path / f"data/export/{v}/train.parquet").height
+                   for v in ("actor", "critic"))
+    assert exported == gt["records"] + hs_manifest["records"]
     # The plot files still render (dvc plots show / diff against the committed state).
     module_project.run("dvc", "plots", "show", "--json")
     module_project.run("dvc", "plots", "diff", "HEAD", "--json")
@@ -336,8 +349,8 @@ def test_keep_unverified_reruns_pool_and_evaluation_only(module_project) -> None
     module_project.set_param("relabel.keep_unverified", True)
     out = module_project.run("dvc", "repro")
     # The pool changes (the unverified completion and critic sample join it), so the evaluations that read it rerun
-    # (not llm_planner's or the expert's: their `pool` is gt), the probe, and what reads the evaluations.
-    assert ran_stages(out.stdout) == {"pool", "probe"} | READS_HINDSIGHT | RESULTS, out.stdout[-3000:]
+    # (not llm_planner's or the expert's: their `pool` is gt), the probe, what reads the evaluations, and the export.
+    assert ran_stages(out.stdout) == {"pool", "probe", "export"} | READS_HINDSIGHT | RESULTS, out.stdout[-3000:]
     pooled = read_jsonl(module_project.path / "data/pools/hindsight.jsonl", "sample").records
     assert sorted((r["kind"], r["task_type"], r["verified"]) for r in pooled) == sorted([
         ("critic", FAIL_TYPE, False), ("critic", VERIFY_TYPE, True),
@@ -345,6 +358,8 @@ def test_keep_unverified_reruns_pool_and_evaluation_only(module_project) -> None
     module_project.set_param("relabel.keep_unverified", False)
     back = module_project.run("dvc", "repro")
     assert ran_stages(back.stdout) == {"pool", "probe"} | READS_HINDSIGHT | RESULTS, back.stdout[-3000:]
+    # The pool is the first run's again: its export comes back from DVC's run cache (all its outputs are cached).
+    assert "Stage 'export' is cached" in back.stdout, back.stdout[-3000:]
     assert len(read_jsonl(module_project.path / "data/pools/hindsight.jsonl", "sample").records) == 2
     assert changed_stages(module_project) == set()
 
@@ -357,8 +372,11 @@ def test_exp_show_only_changed_lists_what_changed_not_the_clock(module_project) 
     module_project.run("git", "add", "-A")
     module_project.run("git", "commit", "-qm", "baseline")
     module_project.run("dvc", "exp", "run", "-n", "longer", "-S", "planner.max_subgoals=7", timeout=1800)
-    # Markdown: every column at full width (the terminal table would squeeze them into the screen with '…').
-    table = module_project.run("dvc", "exp", "show", "--only-changed", "--md", "--drop", "^(data|details)/").stdout
+    # Markdown: every column at full width (the terminal table would squeeze them into the screen with '…'). The data
+    # read in place (${data.dir}/...) is dropped too: DVC names an absolute dep outside the workspace
+    # differently in the workspace and in a commit.
+    table = module_project.run("dvc", "exp", "show", "--only-changed", "--md", "--drop",
+                               "^(data|details)/|.*(alfred_compact|ontology|floorplans).*").stdout
     lines = [line for line in table.splitlines() if line.strip()]
     headers = [h.strip() for h in lines[0].strip("|").split("|")]
     assert "planner.max_subgoals" in headers and "longer" in table, table

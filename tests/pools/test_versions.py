@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -14,14 +13,7 @@ from pools.jsonl import write_jsonl
 from pools.manifest import build_manifest
 from pools.versions import VersionError, load_pool
 from tests.pools.test_jsonl import sample
-
-BIN = Path(sys.executable).parent
-ENV = dict(os.environ, DVC_NO_ANALYTICS="1")
-
-
-def sh(cwd: Path, *cmd: str) -> str:
-    exe = str(BIN / cmd[0]) if (BIN / cmd[0]).exists() else cmd[0]
-    return subprocess.run([exe, *cmd[1:]], cwd=cwd, env=ENV, check=True, capture_output=True, text=True).stdout
+from tests.repos import BIN, ENV, init_repo, sh
 
 
 def write_version(repo: Path, records: list[dict], gt_per_type: int) -> None:
@@ -32,12 +24,7 @@ def write_version(repo: Path, records: list[dict], gt_per_type: int) -> None:
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    sh(repo, "git", "init", "-q")
-    sh(repo, "git", "config", "user.email", "t@example.com")
-    sh(repo, "git", "config", "user.name", "t")
-    sh(repo, "dvc", "init", "-q")
+    repo = init_repo(tmp_path / "repo")
     write_version(repo, [sample("a"), sample("b")], 1)
     sh(repo, "dvc", "add", "-q", "data/pools/gt.jsonl", "data/pools/gt.manifest.json")
     sh(repo, "git", "add", "-A")
@@ -94,16 +81,13 @@ json.dump(build_manifest("gt", records, "sample", {{"pools": {{"n": n}}}}, None)
 
 def pipeline_repo(repo: Path) -> Path:
     """A git+DVC repo whose one stage writes the gt pool (params pools.n samples); nothing run yet."""
-    repo.mkdir()
+    init_repo(repo)
     root = str(Path(__file__).resolve().parents[2])
     (repo / "write_pool.py").write_text(WRITER.format(root=root))
     (repo / "params.yaml").write_text("pools:\n  n: 2\n")
     (repo / "dvc.yaml").write_text(
         f"stages:\n  pool:\n    cmd: {sys.executable} write_pool.py\n    deps: [write_pool.py]\n"
         "    params: [pools.n]\n    outs: [data/pools/gt.jsonl, data/pools/gt.manifest.json]\n")
-    for cmd in (["git", "init", "-q"], ["git", "config", "user.email", "t@example.com"],
-                ["git", "config", "user.name", "t"], ["dvc", "init", "-q"]):
-        sh(repo, *cmd)
     return repo
 
 
