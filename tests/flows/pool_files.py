@@ -60,7 +60,7 @@ def write_pools(repo: Path, gt: list[dict[str, Any]], hindsight: list[dict[str, 
 def write_picks(repo: Path) -> None:
     """Two configurations' picks at two states of one task."""
     picks = [ProbePick.new(state_id=f"st{i}", config=c, task_id="trial_p", task_type=TYPE, kind="recovery",
-                           pick="Navigation Fridge", optimal=bool(i), progress=i, regret=1 - i).to_dict()
+                           pick="Navigation Fridge", optimal=bool(i), progress=i, regret=1 - i, chance=0.5).to_dict()
              for c in ("actor_gt", "actor_hind") for i in range(2)]
     write_jsonl(repo / PROBE_PICKS, picks, "probe_pick")
 
