@@ -4,7 +4,8 @@ states of a reference run), answered by Actor_gt, Actor_hind and a seeded random
 
     .venv/bin/python benchmarks/bench_probe.py [--per-type 3] [--states-per-task 10] [--hindsight-pool FILE]
         [--reference BENCH_PLANNER_OUT --on-policy-per-task 3]
-        [--configs actor_gt,actor_hind,actor_hind_empty,random] [--params params.yaml] [--out FILE] [--json]
+        [--configs actor_gt,actor_hind,actor_hind_empty,random] [--split valid_seen --task-set heldout|dev]
+        [--params params.yaml] [--out FILE] [--json]
 
 The gt pool is drawn as the `gt_pool` stage draws it; the hindsight pool is read from `--hindsight-pool` (empty when
 the file is missing). `actor_hind_empty` is Actor_hind with the hindsight pool emptied (its prompt has no examples).
@@ -50,6 +51,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--per-type", type=int, default=3, help="probe tasks per task type")
     ap.add_argument("--states-per-task", type=int, default=10)
     ap.add_argument("--split", default="valid_seen")
+    ap.add_argument("--task-set", default="heldout", choices=("heldout", "dev"),
+                    help="the probe tasks: outside the dev set (report here) or in it (tune here; its specs are "
+                         "valid_unseen's, so use --split valid_unseen)")
     ap.add_argument("--hindsight-pool", default="data/pools/hindsight.jsonl")
     ap.add_argument("--configs", default="actor_gt,actor_hind,random")
     ap.add_argument("--reference", default=None,
@@ -93,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     pools = ExamplePools(gt=gt, hind=hind, critic=critic)
     cfg = PlannerConfig.from_params(params, scaffold="none")
     rows = [{"id": t.id, "split": t.split, "task_type": t.task_type} for t in load_tasks(args.split)]
-    tasks = probe_tasks(rows, [s.to_dict() for s in gt], args.split, args.per_type, seed)
+    tasks = probe_tasks(rows, [s.to_dict() for s in gt], args.split, args.per_type, seed, args.task_set)
     t0 = time.perf_counter()
     states, drops = [], []
 
@@ -149,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     pairs = [paired(a, picks[a], b, picks[b], samples, bseed)
              for a, b in (("actor_hind", "actor_gt"), ("actor_hind", "actor_hind_empty")) if {a, b} <= set(picks)]
     total = sum(v for c, v in seconds.items() if c in TARGET_CONFIGS)
-    out = {"commit": revision(), "split": args.split, "tasks": len({s.task_id for s in states}),
+    out = {"commit": revision(), "split": args.split, "task_set": args.task_set, "tasks": len({s.task_id for s in states}),
            "states": len(states), "reference": reference,
            "kinds": {k: sum(s.kind == k for s in states) for k in ("recovery", "on_policy")},
            "d_undefined": sum(s.d is None for s in states), "dropped": dropped,
@@ -162,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(out, indent=1))
     else:
-        print(f"{len(states)} states {out['kinds']} of {out['tasks']} tasks (d undefined in {out['d_undefined']}; "
+        print(f"{len(states)} states {out['kinds']} of {out['tasks']} {args.split} {args.task_set} tasks (d undefined in {out['d_undefined']}; "
               f"dropped {dropped}), built in {build_seconds:.0f} s; {len(gt)} gt / {len(hind)} hindsight examples; "
               f"commit {out['commit']}")
         for c, f in figures.items():

@@ -157,14 +157,15 @@ def cost_after(task: Task, state: ProbeState, pick: str, cfg: PlannerConfig, see
 
 
 def probe_tasks(task_rows: Iterable[dict[str, Any]], gt_rows: Iterable[dict[str, Any]], split: str, per_type: int,
-                seed: int) -> list[Task]:
-    """The probe's tasks: `per_type` of each type of `split` that the expert solves, outside the dev set and the
-    pools (rows of data/tasks.jsonl and of the gt pool)."""
+                seed: int, task_set: str = "heldout") -> list[Task]:
+    """The probe's tasks: `per_type` of each type of `split` that the expert solves, in `task_set` (heldout: outside
+    the dev set; dev: the dev set, where a pool's design may be tuned) and outside the pools (rows of
+    data/tasks.jsonl and of the gt pool)."""
     from household.tasks import get_task, in_task_set
 
     pooled = {r["task_id"] for r in gt_rows}
     rows = [r for r in task_rows if r["split"] == split and r.get("expert_ok", True)
-            and in_task_set(r["id"], "heldout") and r["id"] not in pooled]
+            and in_task_set(r["id"], task_set) and r["id"] not in pooled]
     return task_sample([get_task(r["id"]) for r in rows], per_type, seed)
 
 
