@@ -333,6 +333,22 @@ def curve_section(d: dict[str, Any]) -> list[str]:
     return lines + [""]
 
 
+# Measurements with no kept output file (the bench is gone, or its output was not kept): the figures as reported
+# when measured, with the commit that measured them. A new measurement is kept as a file (`keep`), not added here.
+EARLIER: tuple[dict[str, str], ...] = (
+    {"what": "The goal gate as a rule table against the gate before that refactor", "commit": "d087737",
+     "text": "benchmarks/gate_equivalence.py (removed once it had run) replayed bench_gate's rollouts (true "
+             "arguments, the first legal sub-goal, scaffold full) with both gates answering at every state: "
+             "valid_unseen 5,356 gate calls with the gate on and 12,570 with it off, valid_seen 5,468 and 12,424; "
+             "0 mismatches."},
+)
+
+
+def earlier_section(rows: tuple[dict[str, str], ...] = EARLIER) -> list[str]:
+    """EARLIER as one short entry each: what, commit, the figures."""
+    return [x for r in rows for x in (f"### {r['what']}, commit `{r['commit']}`", "", r["text"], "")]
+
+
 def page(kept: list[dict[str, Any]]) -> str:
     """docs/results.md from the kept outputs (newest commit last within each kind)."""
     lines = ["# Results", "",
@@ -358,6 +374,7 @@ def page(kept: list[dict[str, Any]]) -> str:
         lines += ["## Our world against ALFWorld's engine", ""] + [x for d in checks for x in crosscheck_section(d)]
     if not kept:
         lines += ["Nothing kept yet: run a bench with --out FILE, then `benchmarks/results.py keep FILE`.", ""]
+    lines += ["## Earlier measurements (no output kept)", ""] + earlier_section()
     return "\n".join(lines).rstrip() + "\n"
 
 
