@@ -46,7 +46,7 @@ test: setup
 	$(BIN)/python -m pytest -q
 
 bench: setup
-	for b in benchmarks/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
+	for b in benchmarks/bench_*.py; do m=$$(basename $$b .py); echo "== $$m"; $(BIN)/python -m benchmarks.$$m || exit 1; done
 
 clean-cache:
 	rm -rf .cache/llm

@@ -1,6 +1,6 @@
 """Adapter accuracy per argument, on a fixed seeded sample, for each way of listing the answer's options.
 
-    .venv/bin/python benchmarks/bench_adapter.py [--per-type 10] [--split valid_unseen] [--set dev]
+    .venv/bin/python -m benchmarks.bench_adapter [--per-type 10] [--split valid_unseen] [--set dev]
         [--options all,gt_lexicon,lexicon] [--scaffold full] [--params params.yaml] [--json]
 
 The adapter alone (one call per task, the instruction the planner gets, no observation as `adapter_observes: false`),
@@ -24,8 +24,6 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 OBJECT_TARGET_ACC = 0.90
 

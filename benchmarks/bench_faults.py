@@ -23,7 +23,7 @@ SIGKILL and rerun, the records equal an uninterrupted run's, the rerun reused th
 journal is left; an item with at most 3 transient faults comes through; at least `--min-faults` (200) faults
 injected; every request the endpoint saw was attributed to an item.
 
-    .venv/bin/python benchmarks/bench_faults.py [--per-type 6] [--rounds 3] [--kills 5] [--workers 4] [--seed 0]
+    .venv/bin/python -m benchmarks.bench_faults [--per-type 6] [--rounds 3] [--kills 5] [--workers 4] [--seed 0]
         [--min-faults 200]
 """
 from __future__ import annotations
@@ -50,7 +50,6 @@ from typing import Any
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 # Item failures are injected by the hundred: their tracebacks would drown the table (each is in the stage summary).
 os.environ.setdefault("PREFECT_LOGGING_LEVEL", "CRITICAL")
 

@@ -18,10 +18,7 @@ import argparse
 import json
 import sys
 from collections import Counter
-from pathlib import Path
 from typing import Any
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 # (split, per_type, task set) -> the least successes with the gate on: the sample and every valid_unseen task.
 TARGETS: dict[tuple[str, int, str], int] = {("valid_unseen", 4, "all"): 28, ("valid_unseen", 0, "all"): 250}

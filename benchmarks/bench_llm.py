@@ -10,7 +10,7 @@ Target (issue 3): the kNN search over the pool takes under 5 ms per query (media
 benchmark exits 1 when the retrieval part ran and missed it. Encoding a new query text is printed beside it and has
 no target (query texts repeat within an episode and their vectors are stored). The LLM part has no target.
 
-Usage: python benchmarks/bench_llm.py [--only knn|llm] [--model qwen2.5-coder-1.5b|gemma3-270m] [--repeats 3]
+Usage: python -m benchmarks.bench_llm [--only knn|llm] [--model qwen2.5-coder-1.5b|gemma3-270m] [--repeats 3]
 Uses a fresh temporary response cache (the project's cache is left alone) and the project's assembled models.
 """
 from __future__ import annotations
@@ -24,13 +24,10 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from planner.llm.client import LLMClient  # noqa: E402
-from planner.llm.settings import LLMSettings  # noqa: E402
-from planner.llm.embedded import stop_owned_servers  # noqa: E402
-from planner.llm.registry import running_server  # noqa: E402
+from planner.llm.client import LLMClient
+from planner.llm.settings import LLMSettings
+from planner.llm.embedded import stop_owned_servers
+from planner.llm.registry import running_server
 
 KNN_TARGET_MS = 5.0  # issue 3: retrieval latency over 21,000 examples under 5 ms per query
 

@@ -5,9 +5,9 @@ target is missed (issues 5 and 10): a no-op `dvc repro` runs a stage or takes 3 
 `dvc repro -f` is less than 20x faster than the cold run, the critic-only change reruns anything upstream of
 critic, or (default profile only: no --small, no -S) the cold run takes 45 minutes or more.
 
-    python benchmarks/bench_pipeline.py                     # the default profile (params.yaml as is)
-    python benchmarks/bench_pipeline.py --small             # a small profile, for a quick look
-    python benchmarks/bench_pipeline.py -S llm.model=gemma3-270m
+    python -m benchmarks.bench_pipeline                     # the default profile (params.yaml as is)
+    python -m benchmarks.bench_pipeline --small             # a small profile, for a quick look
+    python -m benchmarks.bench_pipeline -S llm.model=gemma3-270m
 """
 from __future__ import annotations
 
@@ -23,12 +23,11 @@ import tempfile
 import time
 from pathlib import Path
 
+from flows.runtime.prefect_server import prefect_server
+from household.resources import data_dir
+
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
-sys.path.insert(0, str(ROOT))
-
-from flows.runtime.prefect_server import prefect_server  # noqa: E402
-from household.resources import data_dir  # noqa: E402
 
 # A critic-only param change reruns critic (and what reads its output, if that changed), never these:
 CRITIC_UPSTREAM = {"tasks", "gt_pool", "collect", "reflect", "complete"}

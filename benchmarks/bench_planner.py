@@ -1,12 +1,12 @@
 """Planner quality and cost per variant on a fixed, seeded sample of held-out tasks, with the params' models.
 
-    .venv/bin/python benchmarks/bench_planner.py [--per-type 4] [--set heldout]
+    .venv/bin/python -m benchmarks.bench_planner [--per-type 4] [--set heldout]
         [--variants hindsight,no_hindsight,scaffold_hindsight,scaffold_no_hindsight] [--no-floors]
         [--hindsight-pool data/pools/hindsight.jsonl] [--params params.yaml] [--out FILE] [--json]
         [--hindsight-pools NAME=FILE,NAME=FILE]   # each hindsight-reading variant once per pool, paired with the first
         [--alfworld DIR]   # every game under DIR, on ALFWorld's engine (world.backend: alfworld), not a split
         [--alfworld DIR --engine household]   # the same games' tasks in our world, on our import of each scene
-    .venv/bin/python benchmarks/bench_planner.py --from-rollouts data/relabel/rollouts.jsonl   # summarize only
+    .venv/bin/python -m benchmarks.bench_planner --from-rollouts data/relabel/rollouts.jsonl   # summarize only
         [--timing details/timing/collect.jsonl]   # default: the timing file of the stage that wrote them
 
 The sample: `--per-type` tasks of each task type of `--split` among the tasks of `--set` (heldout: outside the dev
@@ -39,8 +39,6 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 VARIANTS = ("hindsight", "no_hindsight", "scaffold_hindsight", "scaffold_no_hindsight")
 DECIDED_MIN = {"none": 0.80}  # the paper's planner: the LLM decides at least this share of executed sub-goals

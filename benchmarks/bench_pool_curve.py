@@ -2,7 +2,7 @@
 practice runs of the paper's planner (collect.per_type 0, 1, 3, 5 under profiles/paper.yaml), one DVC experiment of
 the pipeline per point, all with the same gt pool.
 
-    .venv/bin/python benchmarks/bench_pool_curve.py [--points 0,1,3,5] [--profile profiles/paper.yaml]
+    .venv/bin/python -m benchmarks.bench_pool_curve [--points 0,1,3,5] [--profile profiles/paper.yaml]
         [--workspace DIR] [--set KEY=VALUE ...] [--vary KEY=VALUE ...] [--scaffold-from N] [--merge EARLIER_OUT]
         [--out FILE] [--json]
 
@@ -42,16 +42,15 @@ import time
 from pathlib import Path
 from typing import Any
 
+import yaml
+
+from benchmarks.bench_pipeline import project_copy, ran_stages
+from benchmarks.results import revision
+from flows.cli.cmd_profile import flatten, override_value
+from pools.probe_metrics import diff_text, interval, paired, summary
+from testing.harness import prefect_server
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from benchmarks.bench_pipeline import project_copy, ran_stages  # noqa: E402
-from benchmarks.results import revision  # noqa: E402
-from flows.cli.cmd_profile import flatten, override_value  # noqa: E402
-from pools.probe_metrics import diff_text, interval, paired, summary  # noqa: E402
-from testing.harness import prefect_server  # noqa: E402
-
-import yaml  # noqa: E402
 
 # The probe at every point: ~200 states of 14 valid_seen tasks (recovery states and on-policy states of the paper's
 # planner without hindsight), answered by Actor_gt, Actor_hind, the random floor and, on 20 of them, the full step.

@@ -2,7 +2,7 @@
 states of a reference run), answered by Actor_gt, Actor_hind and a seeded random pick with the params' model
 (planner/probe/, as the `probe` stage does).
 
-    .venv/bin/python benchmarks/bench_probe.py [--per-type 3] [--states-per-task 10] [--hindsight-pool FILE]
+    .venv/bin/python -m benchmarks.bench_probe [--per-type 3] [--states-per-task 10] [--hindsight-pool FILE]
         [--reference BENCH_PLANNER_OUT --on-policy-per-task 3]
         [--configs actor_gt,actor_hind,actor_hind_empty,random] [--split valid_seen --task-set heldout|dev]
         [--params params.yaml] [--out FILE] [--json]
@@ -28,8 +28,6 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 TARGET_STATES, TARGET_SECONDS = 200, 20 * 60
 TARGET_CONFIGS = ("actor_gt", "actor_hind", "random")

@@ -1,7 +1,7 @@
 """Hindsight relabeling yield on the default profile with the real model: how many practice rollouts become
 verified hindsight actor samples, how often the critic sample's value matches the replay, and what it costs.
 
-    .venv/bin/python benchmarks/bench_relabel.py [--per-type 1] [--params params.yaml] [--json] [--out FILE]
+    .venv/bin/python -m benchmarks.bench_relabel [--per-type 1] [--params params.yaml] [--json] [--out FILE]
 
 What it runs, as the pipeline does: the gt pool drawn like the `gt_pool` stage (pools.gt_per_type per task type
 of train), practice rollouts like `collect` (collect.per_type per type, leave-one-out, capped at
@@ -22,8 +22,6 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 YIELD_TARGET = 0.60
 CRITIC_TARGET = 0.80

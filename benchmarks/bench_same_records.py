@@ -3,7 +3,7 @@ baseline project's LLM response cache, compared byte for byte with the baseline'
 changes no output). The baseline is a project directory after a `dvc repro` (e.g. a fresh clone after `make run`)
 on the same params.
 
-    python benchmarks/bench_same_records.py --baseline /path/to/clone [--keep]
+    python -m benchmarks.bench_same_records --baseline /path/to/clone [--keep]
 
 Prints the cache misses per stage (LLM calls the baseline's cache did not answer: they must be 0, or the comparison
 says nothing about the code) and every record file (data/, metrics/) that is identical, differs, or exists on one
@@ -19,10 +19,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from benchmarks.bench_pipeline import project_copy, sh  # noqa: E402
-from flows.runtime.prefect_server import prefect_server  # noqa: E402
+from benchmarks.bench_pipeline import project_copy, sh
+from flows.runtime.prefect_server import prefect_server
 
 RECORDS = ("data", "metrics")  # what the stages write as results (details/ holds seconds; report/ is a view)
 

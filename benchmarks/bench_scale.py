@@ -18,7 +18,7 @@ the share of worker-slot time spent outside LLM waits (1 - summed wait / (item-p
 the paper's planner, workers 16 is not at least 10x faster than workers 1 on the item phase, or when any output
 differs; the scaffold's speed-up is reported as it is.
 
-    .venv/bin/python benchmarks/bench_scale.py [--episodes 64] [--latency 0.2] [--repeats 1] [--configs 1,4,16,dask]
+    .venv/bin/python -m benchmarks.bench_scale [--episodes 64] [--latency 0.2] [--repeats 1] [--configs 1,4,16,dask]
         [--variants hindsight,scaffold_hindsight]
 """
 from __future__ import annotations
@@ -40,7 +40,6 @@ from pathlib import Path
 from typing import Any, Iterator
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
 
 from testing.harness import BIN, evaluate_workspace, prefect_server, set_param  # noqa: E402
@@ -61,9 +60,9 @@ def summary_file(variant: str) -> str:
     """The stage's summary for `variant`."""
     return f"details/stages/evaluate-{variant}.json"
 
+# Run as `python -c` with cwd=ROOT: the working directory is first on sys.path, so planner and testing import.
 _ENDPOINT = """
 import sys, time
-sys.path.insert(0, sys.argv[2])
 from planner.llm.scripted import Fault, ScriptedEndpoint
 from testing.harness import planner_answer
 latency = float(sys.argv[1])
@@ -97,7 +96,7 @@ class Run:
 @contextlib.contextmanager
 def endpoint(latency: float) -> Iterator[str]:
     """The scripted endpoint in its own process (its threads never compete with the stage's for the GIL)."""
-    proc = subprocess.Popen([str(BIN / "python"), "-c", _ENDPOINT, str(latency), str(ROOT)], stdin=subprocess.PIPE,
+    proc = subprocess.Popen([str(BIN / "python"), "-c", _ENDPOINT, str(latency)], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, text=True, cwd=ROOT)
     try:
         assert proc.stdout is not None

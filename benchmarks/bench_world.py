@@ -1,7 +1,7 @@
 """Benchmark of the household world: sub-goals per second, and build + expert-solve time per split; and the ALFWorld
 backend against ours on the same sub-goals of the same games.
 
-Run: .venv/bin/python benchmarks/bench_world.py [--repeats 3] [--skip-train] [--alfworld DIR | --skip-alfworld]
+Run: .venv/bin/python -m benchmarks.bench_world [--repeats 3] [--skip-train] [--alfworld DIR | --skip-alfworld]
 Quotes medians over `--repeats` runs (one core, one process) and each split's task count and expert solve count.
 ALFWorld backend (when the [alfworld] extra is installed): per game, our expert's plan plus 20 random legal
 sub-goals, stepped in our world (over the game's imported scene) and in ALFWorld's engine (envs built untimed;
@@ -17,15 +17,12 @@ import random
 import statistics
 import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from household.env import Env  # noqa: E402
-from household.expert import solve  # noqa: E402
-from household.resources import games_dir  # noqa: E402
-from household.subgoals import legal_subgoals  # noqa: E402
-from household.tasks import load_tasks  # noqa: E402
+from household.env import Env
+from household.expert import solve
+from household.resources import games_dir
+from household.subgoals import legal_subgoals
+from household.tasks import load_tasks
 
 
 def subgoal_rate(n_tasks: int = 120, random_per_task: int = 60, seed: int = 0) -> tuple[float, int]:

@@ -1,26 +1,18 @@
 """The benchmarks' target checks flag a miss (a benchmark that misses its target must exit non-zero)."""
 from __future__ import annotations
 
-import importlib.util
-import sys
-from functools import cache
+import importlib
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
+ROOT = Path(__file__).resolve().parents[1]
 
 
-@cache
 def bench(name: str) -> ModuleType:
-    """Import benchmarks/<name>.py (the folder is not a package)."""
-    spec = importlib.util.spec_from_file_location(f"benchmarks_{name}", BENCH / f"{name}.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
+    """The module benchmarks.<name> (what `python -m benchmarks.<name>` runs)."""
+    return importlib.import_module(f"benchmarks.{name}")
 
 
 def test_pipeline_targets() -> None:
@@ -121,7 +113,7 @@ def test_pool_curve_target_and_pairs() -> None:
                                                  "full": {"rollouts": 35, "succeeded": 20}}}}
     assert m.missed_targets({35: point, 70: mixed}, cold=True) == []
     assert m.missed_targets({35: slow, 70: mixed}, cold=True)
-    profile = BENCH.parent / "profiles" / "paper.yaml"
+    profile = ROOT / "profiles" / "paper.yaml"
     assert "collect.scaffold_from" not in m.point_settings(profile, 5, {}, scaffold_from=5)  # same params as before
     assert m.point_settings(profile, 10, {}, scaffold_from=5)["collect.scaffold_from"] == 5
     # Paired against the empty pool: the same states at both points, task-resampled.

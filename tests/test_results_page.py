@@ -27,7 +27,7 @@ def _planner_out(commit: str | None = "abc1234") -> dict:
 def test_the_committed_page_is_what_the_kept_outputs_give() -> None:
     m = bench("results")
     page = Path(m.PAGE)
-    assert page.read_text() == m.page(m.load_kept()), "docs/results.md is stale: run benchmarks/results.py write"
+    assert page.read_text() == m.page(m.load_kept()), "docs/results.md is stale: python -m benchmarks.results write"
 
 
 def test_keep_trims_pairs_and_needs_a_commit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

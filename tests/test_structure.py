@@ -1,7 +1,7 @@
 """The code's structure, read from its import graph (ast, nothing imported): no import cycle in household/, pools/,
 planner/ or flows/, no module uses another's private names, no import runs upward across packages
-(shared/DESIGN.md's layering), and inside planner/ each sub-package imports only what PLANNER_MAY_IMPORT (and its
-__init__ docstring) allows."""
+(shared/DESIGN.md's layering; benchmarks/ on top, a package that leaves sys.path alone), and inside planner/ each
+sub-package imports only what PLANNER_MAY_IMPORT (and its __init__ docstring) allows."""
 from __future__ import annotations
 
 import ast
@@ -17,6 +17,7 @@ MAY_IMPORT: dict[str, frozenset[str]] = {
     "planner": frozenset({"household", "pools"}),
     "flows": frozenset({"household", "pools", "planner"}),
     "testing": frozenset({"household", "pools", "planner", "flows"}),  # test infrastructure, on top of it all
+    "benchmarks": frozenset({"household", "pools", "planner", "flows", "testing"}),  # run as `python -m benchmarks.X`
 }
 
 # Upward imports that existed when this test was written, (importing module, imported module). Each is a defect
@@ -180,6 +181,21 @@ def test_no_upward_import_across_packages():
     new = sorted(upward - KNOWN_UPWARD)
     assert not new, "imports against the layering household/pools <- planner <- flows (shared/DESIGN.md): " + \
         ", ".join(f"{a} imports {b}" for a, b in new)
+
+
+def test_benchmarks_are_a_package_that_leaves_sys_path_alone():
+    # `python -m benchmarks.NAME` from the repository root finds every package: no script edits sys.path to do so.
+    init = ROOT / "benchmarks" / "__init__.py"
+    assert init.exists(), "benchmarks/ is run as a package (python -m benchmarks.NAME): it needs an __init__.py"
+    doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))) or ""
+    named = set(re.findall(r"\b(household|pools|planner|flows|testing)\b", doc.split("May import:", 1)[-1]))
+    assert "May import:" in doc and named == MAY_IMPORT["benchmarks"], \
+        f"benchmarks/__init__.py may import {sorted(named)}; MAY_IMPORT says {sorted(MAY_IMPORT['benchmarks'])}"
+    edits = [f"{p.relative_to(ROOT)}:{node.lineno}" for p in _modules("benchmarks").values()
+             for node in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
+             if isinstance(node, ast.Attribute) and node.attr == "path" and isinstance(node.value, ast.Name)
+             and node.value.id == "sys"]
+    assert not edits, f"benchmarks edit sys.path (run them as python -m benchmarks.NAME instead): {edits}"
 
 
 def _planner_unit(module: str) -> str | None:

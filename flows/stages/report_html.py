@@ -357,8 +357,8 @@ def curve_section(data: "ReportData") -> str:
     """The learning curve of the hindsight pool, when one was measured and kept (bench_pool_curve)."""
     c = data.curve
     if not c:
-        return ('<p class="note">No learning curve kept yet: benchmarks/bench_pool_curve.py --out FILE, then '
-                'benchmarks/results.py keep FILE.</p>')
+        return ('<p class="note">No learning curve kept yet: python -m benchmarks.bench_pool_curve --out FILE, then '
+                'python -m benchmarks.results keep FILE.</p>')
     rows = []
     for n, pt in sorted(c["points"].items(), key=lambda kv: int(kv[0])):
         f, by = pt["figures"], (pt.get("practice") or {}).get("by_planner") or {}
