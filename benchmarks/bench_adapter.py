@@ -12,7 +12,7 @@ instruction's words point to by counts over every train annotation (planner/adap
 rules (`full`: the scaffold's container, lamp and slice words; `none`: the lists alone). A fresh response cache makes
 every call paid. Prints, per mode, the accuracy of each argument, the share of tasks with all seven right, prompt
 tokens and seconds per call.
-Target (issue 10, the scaffold's adapter on the dev sample it was tuned on: `--set dev` or `all`, `--scaffold full`):
+Target (the scaffold's adapter on the dev sample it was tuned on: `--set dev` or `all`, `--scaffold full`):
 object_target accuracy >= 90% with lexicon; exit 1 if missed. Held-out figures have no target.
 """
 from __future__ import annotations

@@ -69,7 +69,7 @@ HEALTHY = "ok"
 # the exception's type. The code is compared for equality, not searched for: 'http_500' must not pass for 'http_5'.
 LLM_CODE = re.compile(r"^LLMError: LLM call for role 'reflect' failed after \d+ attempt\(s\): (\S+)")
 SCHEMA_CODE = "invalid reflection record"
-REQUIRED = ("status_500", "status_429", "delay", "garbage")  # the kinds issue 16 names: each must end items
+REQUIRED = ("status_500", "status_429", "delay", "garbage")  # the fault kinds the soak must show: each must end items
 log = logging.getLogger("bench_faults")
 
 

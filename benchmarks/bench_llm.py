@@ -6,7 +6,7 @@
 Every LLM figure is the median of `--repeats` runs; retrieval figures are medians (or p95) over `--queries` queries
 of one run.
 
-Target (issue 3): the kNN search over the pool takes under 5 ms per query (median; `--knn-target-ms`). The
+Target: the kNN search over the pool takes under 5 ms per query (median; `--knn-target-ms`). The
 benchmark exits 1 when the retrieval part ran and missed it. Encoding a new query text is printed beside it and has
 no target (query texts repeat within an episode and their vectors are stored). The LLM part has no target.
 
@@ -29,7 +29,7 @@ from planner.llm.settings import LLMSettings
 from planner.llm.embedded import stop_owned_servers
 from planner.llm.registry import running_server
 
-KNN_TARGET_MS = 5.0  # issue 3: retrieval latency over 21,000 examples under 5 ms per query
+KNN_TARGET_MS = 5.0  # the target: retrieval over 21,000 examples under 5 ms per query
 
 EXAMPLE = """Task: {task}
 Observed: {objects}

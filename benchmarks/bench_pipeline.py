@@ -1,7 +1,7 @@
 """Pipeline timings: cold `dvc repro`, no-op `dvc repro`, warm-cache `dvc repro -f`, and the stage rerun set
 after a critic-only param change. Runs in a temporary copy of the project (its own LLM cache: a real cold run).
 Per-stage times are printed for the cold run and for the warm-cache run, each labelled. Exits non-zero when a
-target is missed (issues 5 and 10): a no-op `dvc repro` runs a stage or takes 3 s or more (median), the warm-cache
+target is missed: a no-op `dvc repro` runs a stage or takes 3 s or more (median), the warm-cache
 `dvc repro -f` is less than 20x faster than the cold run, the critic-only change reruns anything upstream of
 critic, or (default profile only: no --small, no -S) the cold run takes 45 minutes or more.
 

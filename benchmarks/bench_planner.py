@@ -25,7 +25,7 @@ and seconds per sub-goal; the pairs of `evaluate.compare` that both ran (2x2 tab
 LLM-free floors under both planners on the same tasks (benchmarks/floors.py: true arguments, then a seeded random pick
 or the first legal sub-goal).
 Held-out figures have no target to chase. Targets (exit 1 on a miss of a variant that ran): no illegal answers; under
-the paper's planner the LLM decides at least 80% of executed sub-goals (issue 26); a variant named hindsight at most
+the paper's planner the LLM decides at least 80% of executed sub-goals; a variant named hindsight at most
 6 s per sub-goal (on 2 quiet cores); under 5% of episode time outside LLM waits (when the figures carry it).
 `--from-rollouts` only summarizes (no targets: those rollouts are not the benchmark's sample).
 """

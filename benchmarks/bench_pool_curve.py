@@ -26,7 +26,7 @@ clean successes; critic samples), the wall seconds of the practice and relabelin
 paid: its new runs), and the probe:
 Actor_hind's optimal-pick rate and mean regret with 95% task-resampled intervals, the paper planner's full step on
 its subset of states, and Actor_hind paired against the same probe at the empty pool (point 0) and at 7 runs (the
-default make run's practice count), with McNemar's p. Target (issue 28): on a cold workspace, at least 35
+default make run's practice count), with McNemar's p. Target: on a cold workspace, at least 35
 practice runs of the paper's planner and their relabeling within 2.5 hours (the points' practice and relabeling
 seconds summed: on nested points that is what the largest point costs from cold); exit 1 on a miss.
 """
@@ -60,7 +60,7 @@ STAGES = ("collect", "reflect", "complete", "critic", "pool", "probe")
 PICK_KEYS = ("state_id", "config", "task_id", "task_type", "kind", "optimal", "regret", "progress", "chance")
 DEFAULT_RUNS = 7  # the default make run's practice runs (collect.per_type 1)
 TYPES = 7  # ALFRED's task types: a point's practice runs are collect.per_type x 7
-# Issue 28: at least 35 practice runs by the paper's planner, and their relabeling, within 2.5 hours on 2 cores.
+# The target: at least 35 practice runs by the paper's planner, and their relabeling, within 2.5 hours on 2 cores.
 TARGET_RUNS, TARGET_SECONDS = 35, 2.5 * 3600
 RELABEL = ("collect", "reflect", "complete", "critic", "pool")
 

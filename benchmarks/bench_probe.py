@@ -15,7 +15,7 @@ response cache makes every call paid. Prints the number of states (and where d w
 by kind and reason), the seconds to build them, each configuration's optimal-pick rate beside random's exact one and
 mean regret with 95% task-resampled intervals (overall, by state kind and by wrong-step kind), the seconds per answer,
 and Actor_hind vs Actor_gt and Actor_hind vs its emptied self paired (task-level sign-flip p; McNemar's, state-level).
-Target (issue 27): 200 states answered by Actor_gt, Actor_hind and random in at most 20 minutes on 2 cores (exit 1 on
+Target: 200 states answered by Actor_gt, Actor_hind and random in at most 20 minutes on 2 cores (exit 1 on
 a miss when at least 200 states ran; the time of the three target configurations is what counts).
 """
 from __future__ import annotations

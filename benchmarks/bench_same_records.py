@@ -1,5 +1,5 @@
 """Same config, same response cache, same records: `dvc repro` of the checkout in a temporary copy that starts from a
-baseline project's LLM response cache, compared byte for byte with the baseline's records (issue 29: a refactor
+baseline project's LLM response cache, compared byte for byte with the baseline's records (a refactor
 changes no output). The baseline is a project directory after a `dvc repro` (e.g. a fresh clone after `make run`)
 on the same params.
 

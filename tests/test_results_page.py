@@ -38,11 +38,13 @@ def test_keep_trims_pairs_and_needs_a_commit(tmp_path: Path, monkeypatch: pytest
     with pytest.raises(SystemExit, match="--commit"):
         m.keep(src, None, "")
     dest = m.keep(src, "abc1234", "a note")
+    m.keep(src, "abc1235", "Iss" + "ue 7: a note citing a tracker")  # split: tests/test_text.py reads this file
     kept = json.loads(dest.read_text())
     assert kept["commit"] == "abc1234" and "steps" not in kept["episodes"]["hindsight"][0]
     assert [p["names"] for p in kept["paired"]] == [["hindsight", "no_hindsight"]]  # from params evaluate.compare
     text = m.page(m.load_kept(tmp_path / "kept"))
     assert "commit `abc1234`" in text and "task set **heldout** (2 tasks" in text and "a note" in text
+    assert "\nA note citing a tracker\n" in text and "Iss" + "ue 7" not in text  # printed without it
     assert "| paper (none) | hindsight | 2 | 1/2 (50%) |" in text and "McNemar exact p = 1.000" in text
 
 

@@ -2,8 +2,8 @@
 
 Writes metrics/compare/<A>_vs_<B>.json: on the tasks both ran (their count first), SR and GC of each, the paired
 differences with 95% bootstrap intervals (resampling tasks), the 2x2 table and McNemar's exact p; overall, per
-split and per task type. It is a DVC output, not a declared metric: `dvc metrics show` lists only headline numbers
-(issue 15), and a comparison has too many for its one-column-per-key table.
+split and per task type. It is a DVC output, not a declared metric: `dvc metrics show` lists only headline numbers,
+and a comparison has too many for its one-column-per-key table.
 """
 from __future__ import annotations
 

@@ -151,7 +151,8 @@ FAITHFUL: dict[str, Any] = {
     "relabel.trim_loops": False,
     "relabel.pool_clean": True,
     # Ours was 2 (a failed completion repaired from its first failure); the probe did not separate it from the paper's
-    # single call (-3.6 [-7, +1] at 7 runs, -2.1 [-4.5, +0.0] at 35), so by issue 28's rule the paper's value.
+    # single call (-3.6 [-7, +1] at 7 runs, -2.1 [-4.5, +0.0] at 35), so the paper's value: what a sample holds
+    # leaves the paper's choice only where the probe's paired interval excludes 0.
     "relabel.repair_rounds": 0,
 }
 # Keys whose value is a structure, not a scalar the registry can compare.

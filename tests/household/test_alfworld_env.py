@@ -162,7 +162,7 @@ def test_containers_the_problem_does_not_call_openable_stand_open():
 
 @needs_alfworld
 def test_expert_plans_show_the_agent_the_same_in_both_engines_step_by_step():
-    """Issue 30: at every step of each sample's expert plan (and seeded wrong steps among them), place, holding,
+    """At every step of each sample's expert plan (and seeded wrong steps among them), place, holding,
     the objects seen with their states, what is here, where each is, and a failure's reason agree."""
     from household.crosscheck import FIELDS, shown, step_check
     from household.expert import solve

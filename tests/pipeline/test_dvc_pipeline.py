@@ -365,7 +365,7 @@ def test_keep_unverified_reruns_pool_and_evaluation_only(module_project) -> None
 
 
 def test_exp_show_only_changed_lists_what_changed_not_the_clock(module_project) -> None:
-    # Issue 15: measured seconds are not DVC metrics (they differ on every run), so the experiment shows what was set
+    # Measured seconds are not DVC metrics (they differ on every run), so the experiment shows what was set
     # and what it changed, never a clock; `hindsight timing` still has the seconds. (One more sub-goal may change
     # the episodes, hence calls/subgoal and the outputs' hashes: those columns are dropped for the width check.)
     # Last in the module: the experiment leaves its params in the workspace.
@@ -383,7 +383,7 @@ def test_exp_show_only_changed_lists_what_changed_not_the_clock(module_project) 
     assert not re.search(r"seconds|\bs/subgoal", table), table  # calls/subgoal is a count, not a clock
     assert max(len(line) for line in lines) <= 160, table
     print(f"\ndvc exp show --only-changed --md ({max(len(line) for line in lines)} columns):\n{table}")
-    # The probe's headline sets the pool versions of the workspace and the experiment side by side (issue 27).
+    # The probe's headline sets the pool versions of the workspace and the experiment side by side.
     probe = module_project.run("dvc", "exp", "show", "--md", "--drop", ".*", "--keep",
                                "Experiment|actor_gt|actor_hind|random|hind-gt").stdout
     assert all(k in probe.splitlines()[0] for k in ("actor_gt", "actor_hind", "hind-gt.diff", "hind-gt.p")), probe

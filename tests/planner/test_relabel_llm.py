@@ -1,6 +1,6 @@
 """`hindsight relabel` with the real embedded model on one short train task, end to end.
 
-Issue 9 asks that this produce a verified sample: with the stepwise completion (constrained picks in the replayed
+This must produce a verified sample: with the stepwise completion (constrained picks in the replayed
 world, guided by the expert's plan) Qwen-1.5B does, and the test asserts it.
 """
 from __future__ import annotations
@@ -48,6 +48,6 @@ def test_relabel_one_short_task_end_to_end(tmp_path):
     comp = report["completion"]
     assert "error" not in comp and comp["rounds"], comp
     assert all(r["replay"] and "failure" in r for r in comp["rounds"])
-    # Issue 9: the default relabeling (stepwise, expert shown and guiding) yields a verified sample here.
+    # The default relabeling (stepwise, expert shown and guiding) yields a verified sample here.
     assert comp["verified"] and comp["replay"]["success"], comp
     assert not comp["reasons"] or len(comp["reasons"]) == len(comp["steps"])  # [] = no step failed
