@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -28,6 +29,17 @@ def test_the_committed_page_is_what_the_kept_outputs_give() -> None:
     m = bench("results")
     page = Path(m.PAGE)
     assert page.read_text() == m.page(m.load_kept()), "docs/results.md is stale: python -m benchmarks.results write"
+
+
+def test_readmes_results_table_is_what_the_kept_outputs_give() -> None:
+    m = bench("results")
+    readme = Path(m.README).read_text()
+    assert readme == m.with_readme_table(readme, m.readme_table(m.load_named())), \
+        "README's Results table is stale: python -m benchmarks.results write"
+    table = readme[readme.index(m.README_BEGIN):readme.index(m.README_END)]
+    assert table.count("\n| ") >= 5, table
+    # Commits stay in docs/results.md: no short hash (hex with a digit and a letter) in README's table.
+    assert not re.search(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b", table), table
 
 
 def test_keep_trims_pairs_and_needs_a_commit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
