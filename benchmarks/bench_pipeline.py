@@ -82,7 +82,10 @@ def copy_project(dest: Path) -> None:
                              count=1, flags=re.M))
     models = dest / ".cache" / "models"
     models.parent.mkdir(parents=True, exist_ok=True)
-    os.symlink(ROOT / ".cache" / "models", models)  # assembled GGUF files: shared, read-only
+    if (ROOT / ".cache" / "models").is_dir():  # assembled GGUF files: shared, read-only
+        os.symlink(ROOT / ".cache" / "models", models)
+    # else (a checkout without them, e.g. a git worktree) the copy assembles its own on first use: a link to a
+    # missing folder would make the server's start fail on every call
 
 
 def project_copy(dest: Path, api: str) -> dict[str, str]:

@@ -2,16 +2,19 @@
 benchmarks/results/.
 
     .venv/bin/python -m benchmarks.results keep FILE [--commit SHA] [--note TEXT]   # keep a bench's --out JSON
-    .venv/bin/python -m benchmarks.results keep-run DIR --commit SHA --wall MIN [--note TEXT]  # a `make run`
+    .venv/bin/python -m benchmarks.results keep-run DIR --commit SHA [--wall MIN] [--note TEXT]  # a pipeline run
+    .venv/bin/python -m benchmarks.results supersede KEPT_FILE --by TEXT  # name a kept figure as superseded
     .venv/bin/python -m benchmarks.results write [--out docs/results.md]           # the page and README's table
 
 `keep` stores a bench_planner or bench_probe `--out` file under benchmarks/results/, trimmed to what the tables need
 (per-episode steps and prompts dropped; one row per episode or pick kept for pairing), with the commit it was
 measured at (the file's own `commit`, or --commit for an output written before benches recorded it). `keep-run`
 stores what a pipeline workspace measured: each stage's seconds, each evaluated variant's metrics, the probe's figures
-and the hindsight pool's manifest. `write` renders one table per kept file: planner, variant, task set, N and commit
-on every table (measurements with no kept file: EARLIER), and README's table of headline figures from the files
-HEADLINES names (no commits there). Nothing here runs a model.
+and the hindsight pool's manifest (without --wall: a pipeline run that was not a timed `make run`, e.g. a `dvc repro`
+on a baseline's response cache; its seconds are not shown). `supersede` marks a kept file whose figures a later
+change replaced (they stay on the page, named as superseded). `write` renders one table per kept file: planner,
+variant, task set, N and commit on every table (figures no kept file holds: EARLIER), and README's table of headline
+figures from the files HEADLINES names (no commits there). Nothing here runs a model.
 """
 from __future__ import annotations
 
@@ -111,7 +114,7 @@ def keep(path: Path, commit: str | None, note: str) -> Path:
     return dest
 
 
-def keep_run(root: Path, commit: str, wall_minutes: float, note: str) -> Path:
+def keep_run(root: Path, commit: str, wall_minutes: float | None, note: str) -> Path:
     """Store a pipeline workspace's measured figures under benchmarks/results/ as run-<commit>.json."""
     def load(p: Path) -> Any:
         return json.loads(p.read_text())
@@ -185,7 +188,8 @@ def planner_section(d: dict[str, Any]) -> list[str]:
 def probe_section(d: dict[str, Any]) -> list[str]:
     """Tables of one bench_probe output: each configuration's optimal-pick rate and regret, then Actor_hind paired."""
     kinds, ref = d.get("kinds") or {"recovery": d["states"]}, d.get("reference") or {}
-    where = f"{kinds.get('recovery', 0)} recovery states of {d['split']} probe tasks outside the dev set and the pools"
+    inside = "in the dev set" if d.get("task_set") == "dev" else "outside the dev set"
+    where = f"{kinds.get('recovery', 0)} recovery states of {d['split']} probe tasks {inside}, outside the pools"
     if kinds.get("on_policy"):
         where += (f", {kinds['on_policy']} on-policy states of the {ref.get('variant')} episodes of a bench_planner "
                   f"run on {ref.get('split')} ({ref.get('task_set')})")
@@ -233,12 +237,15 @@ def _pair_line(p: dict[str, Any]) -> str:
 def run_section(d: dict[str, Any]) -> list[str]:
     """Tables of one `make run`: stage seconds, the evaluated variants, the probe."""
     ev = d["evaluate"]
-    lines = [f"### make run (default params), commit `{d['commit']}`: {d['wall_minutes']:.1f} min wall", ""]
+    timed = d.get("wall_minutes") is not None
+    lines = [f"### make run (default params), commit `{d['commit']}`: {d['wall_minutes']:.1f} min wall" if timed else
+             f"### The default pipeline's outputs (default params, not a timed make run), commit `{d['commit']}`", ""]
     if d.get("note"):
         lines += [d["note"], ""]
-    lines += ["| stage | seconds | items |", "|---|---|---|"]
-    lines += [f"| {name} | {s['seconds']:.0f} | {s['items']} |" for name, s in d["stages"].items()]
-    lines += ["", f"Evaluated on task set **{ev['task_set']}** of {', '.join(ev['splits'])} ({ev['per_type']} per "
+    if timed:
+        lines += ["| stage | seconds | items |", "|---|---|---|"]
+        lines += [f"| {name} | {s['seconds']:.0f} | {s['items']} |" for name, s in d["stages"].items()] + [""]
+    lines += [f"Evaluated on task set **{ev['task_set']}** of {', '.join(ev['splits'])} ({ev['per_type']} per "
               f"type, at most {ev['max_tasks']} task(s) per variant):", "",
               "| planner (scaffold) | variant | N | SR | GC | LLM-decided | calls/sub-goal |",
               "|---|---|---|---|---|---|---|"]
@@ -427,20 +434,23 @@ def page(kept: list[dict[str, Any]]) -> str:
     runs = [d for d in kept if kind_of(d) == "run"]
     checks = [d for d in kept if kind_of(d) == "crosscheck"]
     curves = [d for d in kept if kind_of(d) == "curve"]
-    if runs:
-        lines += ["## The default pipeline (`make run`)", ""] + [x for d in runs for x in run_section(d)]
-    if planner:
-        lines += ["## Planner quality (episodes)", ""] + [x for d in planner for x in planner_section(d)]
-    if probe:
-        lines += ["## The probe (decisions)", ""] + [x for d in probe for x in probe_section(d)]
-    if curves:
-        lines += ["## The learning curve (hindsight pool size)", ""] + [x for d in curves for x in curve_section(d)]
-    if checks:
-        lines += ["## Our world against ALFWorld's engine", ""] + [x for d in checks for x in crosscheck_section(d)]
+    for title, group, section in (("The default pipeline (`make run`)", runs, run_section),
+                                  ("Planner quality (episodes)", planner, planner_section),
+                                  ("The probe (decisions)", probe, probe_section),
+                                  ("The learning curve (hindsight pool size)", curves, curve_section),
+                                  ("Our world against ALFWorld's engine", checks, crosscheck_section)):
+        if group:
+            lines += [f"## {title}", ""] + [x for d in group for x in superseded(d, section(d))]
     if not kept:
         lines += ["Nothing kept yet: run a bench with --out FILE, then `python -m benchmarks.results keep FILE`.", ""]
     lines += ["## Earlier figures, in no kept output", ""] + earlier_section()
     return "\n".join(lines).rstrip() + "\n"
+
+
+def superseded(d: dict[str, Any], section: list[str]) -> list[str]:
+    """A section, named as superseded under its heading when a later change replaced its figures."""
+    return section[:2] + [f"**Superseded** by {d['superseded_by']}; kept for the record.", ""] + section[2:] \
+        if d.get("superseded_by") else section
 
 
 def load_kept(folder: Path = KEPT) -> list[dict[str, Any]]:
@@ -457,7 +467,7 @@ HEADLINES = {
     "scaffold": "planner-valid_unseen-heldout-0e3cc98",
     "paper": "planner-valid_unseen-heldout-b08b86a",
     "big_pool": "planner-valid_unseen-heldout-8e967b8",
-    "probe": "probe-valid_seen-probe-3670b78",
+    "probe": "run-ee383ae",  # the default pipeline's probe (bench_probe at 3670b78 is superseded)
     "curve": "curve-paper-e8180de",
     "alfworld": "planner-alfworld-household-data-alfworld_samples-alfworld-all-3ec97e8",
     "household": "planner-alfworld-household-data-alfworld_samples-household-all-3ec97e8",
@@ -480,13 +490,20 @@ def _pair_p(d: dict[str, Any], a: str, b: str) -> str:
     return f"McNemar p = {p['mcnemar_p']:.2f}"
 
 
+def _probe(d: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(each configuration's figures, Actor_hind against Actor_gt) of a kept bench_probe output or pipeline run."""
+    if kind_of(d) == "run":
+        return {k: v for k, v in d["probe"].items() if "_vs_" not in k}, d["probe"]["actor_hind_vs_actor_gt"]
+    return d["configs"], next(p for p in d["paired"] if p.get("b") == "actor_gt")
+
+
 def headline_rows(k: dict[str, dict[str, Any]]) -> list[tuple[str, str]]:
     """(what was measured, its headline figures), one per row of README's table."""
     sc, pa, big, pr, cu = (k[HEADLINES[n]] for n in ("scaffold", "paper", "big_pool", "probe", "curve"))
     first = sc["floors"]["first/full"]
     v = pa["variants"]
-    cf = pr["configs"]
-    gt_pair = next(p for p in pr["paired"] if p.get("b") == "actor_gt")
+    cf, gt_pair = _probe(pr)
+    where = "the default pipeline's probe" if kind_of(pr) == "run" else "bench_probe, the default pool"
     points = sorted(cu["points"].items(), key=lambda kv: int(kv[0]))
     curve = ", ".join(f"{n} runs {pt['figures']['actor_hind']['optimal']:.0%}" for n, pt in points)
     tasks = f"{sc['tasks']} held-out {sc['split']} tasks"
@@ -505,8 +522,8 @@ def headline_rows(k: dict[str, dict[str, Any]]) -> list[tuple[str, str]]:
          f"{big['hindsight_pools']['big']}-sample hindsight pool against none",
          f"{_solved(big['variants']['hindsight@big'])} with the pool, {_solved(big['variants']['hindsight@empty'])} "
          f"without ({_pair_p(big, 'hindsight@big', 'hindsight@empty')})"),
-        (f"The probe: optimal picks at {pr['states']} decision states of {pr['tasks']} held-out tasks, the default "
-         f"pool",
+        (f"The probe: optimal picks at {gt_pair['states']} decision states of {gt_pair['tasks']} probe tasks "
+         f"({where})",
          f"Actor_gt {_optimal(cf['actor_gt'])}, Actor_hind {_optimal(cf['actor_hind'])}, random "
          f"{_optimal(cf['random'])}; Actor_hind - Actor_gt {diff_text(gt_pair)}"),
         ("The learning curve: Actor_hind's optimal picks after N practice runs of the paper's planner "
@@ -552,8 +569,12 @@ def main(argv: list[str] | None = None) -> int:
     r = sub.add_parser("keep-run", help="store a pipeline workspace's figures under benchmarks/results/")
     r.add_argument("dir", type=Path)
     r.add_argument("--commit", required=True, help="the commit the workspace ran")
-    r.add_argument("--wall", type=float, required=True, help="the run's wall time in minutes (e.g. /usr/bin/time)")
+    r.add_argument("--wall", type=float, default=None,
+                   help="a timed make run's wall time in minutes (e.g. /usr/bin/time); omit for an untimed run")
     r.add_argument("--note", default="")
+    u = sub.add_parser("supersede", help="name a kept file's figures as superseded (they stay on the page)")
+    u.add_argument("file", type=Path)
+    u.add_argument("--by", required=True, help="what replaced them, e.g. 'the probe at COMMIT (d as the robot walks)'")
     w = sub.add_parser("write", help="write the results page and README's Results table from benchmarks/results/")
     w.add_argument("--out", type=Path, default=PAGE)
     args = ap.parse_args(argv)
@@ -561,6 +582,10 @@ def main(argv: list[str] | None = None) -> int:
         print(keep(args.file, args.commit, args.note))
     elif args.cmd == "keep-run":
         print(keep_run(args.dir, args.commit, args.wall, args.note))
+    elif args.cmd == "supersede":
+        data = json.loads(args.file.read_text())
+        args.file.write_text(json.dumps({**data, "superseded_by": args.by}, indent=1) + "\n")
+        print(args.file)
     else:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(page(load_kept()))
