@@ -10,19 +10,24 @@ With `avoid_tried`, a sub-goal already executed from the same observed state is 
 would answer the same), and so is a walk the world answered 'C not found' until a C is seen (opening a container
 may show one), unless nothing else is legal. With `goal_gate`, steps that skip or undo what the predicted arguments
 require are off it too (`planner.scaffold.gate.goal_gate: named rules`).
+
+The parts: `run_episode` is the loop; whoever decides is a `Policy` (`PlannerPolicy`, a variant's planner, or
+`ExpertPolicy`, the expert's plan: no LLM, its plan never cut by `max_subgoals`, a spent plan ends the episode);
+`EpisodeState` is what the episode carries from step to step; `LegalAt` is the legal set at a step (`legal_now`,
+then `LEGAL_RULES` in order); `Stopping` holds the stopping rules; `episode_rollout` builds the record.
 """
 from __future__ import annotations
 
 import logging
 from collections import Counter
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Collection, Protocol, Sequence
 
 from household.expert import expert_plan
 from household.layout import Scene
 from household.metrics import episode_metrics
 from household.tasks import Task
-from planner.config import PlannerConfig
+from planner.config import EpisodeConfig, PlannerConfig
 from planner.llm.parsing import args_accuracy
 from planner.llm.prompting import inline_step
 from planner.loop.replay import new_env
@@ -31,7 +36,7 @@ from planner.retrieval.grounding import classes_of
 from planner.scaffold.gate import goal_gate
 from planner.scaffold.legal import legal_now, named_classes, parse_seen, task_scope, where_text
 from planner.search.actors import StepContext
-from planner.search.assembly import build_planner
+from planner.search.assembly import Planner, build_planner
 from planner.search.beam import BeamResult
 from planner.search.generator import Belief, belief_step
 from planner.variants import Variant, get_variant
@@ -88,6 +93,384 @@ class StepView:
     record: StepRecord
 
 
+def run_episode(task: Task, variant: str | Variant, pools: ExamplePools, client: Any, cfg: PlannerConfig, *,
+                seed: int | None = None, leave_out: str = "", on_step: Callable[[StepView], None] | None = None,
+                prefix: Sequence[str] = (), scene: Scene | None = None) -> Rollout:
+    """Run one closed-loop episode of `variant` on `task` and return its rollout record (no files written).
+
+    `cfg` must be the variant's (`PlannerConfig.from_params(params, variant)`): its planner overrides included.
+    `prefix`: sub-goals executed first, as if the agent had chosen them (the probe's full planner step starts from a
+    probe state: a prefix and `max_subgoals` 1); they are in the history the prompts show, not in the record.
+    `scene`: the scene to play on (our world on an ALFWorld game's scene); default: the task's seeded scene.
+    Each step: observe, the policy decides (the planner, or the expert's plan), act in the world, record; until
+    a rule of the policy's `Stopping` holds or the world is done."""
+    spec = get_variant(variant)
+    _check_config(spec, cfg)
+    seed = cfg.world.seed if seed is None else seed
+    mark = client.usage.snapshot() if client is not None else None
+    env = new_env(task, cfg, seed, scene)
+    expert = expert_plan(task, seed=seed, scene=env.scene)  # the scene is built once per episode
+    policy: Policy = ExpertPolicy(expert) if spec.search == "expert" \
+        else PlannerPolicy(build_planner(task, spec, pools, client, cfg, leave_out), spec, cfg, client)
+    stopping = policy.stopping(cfg.episode)
+    run = EpisodeState(visited={env.observe().text()})
+    for action in prefix:  # as a chosen step is executed (what the next decision reads), but not recorded
+        run.executed(action, env.step(action), policy)
+    instruction, true_args = task.instruction(0), task.args.as_dict()
+    reason: str | None = None
+    for index in range(stopping.max_subgoals):
+        if env.done:
+            break
+        now = run.observe(env.observe())
+        pred = policy.predict(instruction, now)
+        run.count_prediction(pred, true_args)
+        ctx = run.history.context(instruction, now.obs, pred if spec.adapter else None)
+        decision = policy.decide(ctx, now, pred, run)
+        if decision.result.action is None:
+            _notify(on_step, index, now.obs, pred, decision.result, run.no_proposal(now, pred, decision))
+            if reason := stopping.no_proposal(run):
+                break
+            continue
+        rec = run.act(env, now, pred, decision, policy)
+        _notify(on_step, index, now.obs, pred, decision.result, rec)
+        if reason := stopping.repeat_fail(run, rec):
+            break
+        run.arrive(env.observe().text())
+        if reason := stopping.no_progress(run):
+            break
+    return episode_rollout(task, spec, seed, leave_out, env, run, policy, stopping.reason(env, reason),
+                           len(expert), mark)
+
+
+# -- the state an episode carries from step to step ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Now:
+    """The real state at one step, as the step's decision reads it."""
+
+    obs: Any
+    text: str  # what the agent observes (place, hands, objects seen and their states)
+    seen: tuple[str, ...]
+    absent: set[str]  # classes walked to, none found, none seen since
+
+
+@dataclass
+class EpisodeState:
+    """What an episode did so far: what its prompts show, what the legal rules and the stopping rules read, and the
+    step records with the adapter's accuracy."""
+
+    visited: set[str]  # observed states so far (the no-progress rule)
+    history: History = field(default_factory=History)
+    belief: Belief = field(default_factory=Belief)
+    tried: dict[str, set[str]] = field(default_factory=dict)  # observed state -> sub-goals executed from it
+    lost: set[str] = field(default_factory=set)  # classes a walk found none of (avoid_tried, adapter_drop_*)
+    fail_counts: Counter[tuple[str, str]] = field(default_factory=Counter)  # (sub-goal, reason) -> failures
+    idle: int = 0  # steps in a row that led back to an observed state
+    no_proposal_streak: int = 0
+    last_failed: bool = False
+    steps: list[StepRecord] = field(default_factory=list)
+    acc_sum: Counter[str] = field(default_factory=Counter)  # per argument: steps whose prediction had it right
+    n_pred: int = 0  # steps with a prediction
+
+    def observe(self, obs: Any) -> Now:
+        """The real state at a step; the belief takes what is seen, where and held from it (the observation is
+        authoritative there) and keeps what was done."""
+        seen = tuple(classes_of(obs.objects))
+        held = classes_of([obs.holding]) if obs.holding else []
+        self.belief = replace(self.belief, seen=seen, holding=held[0] if held else "", done=tuple(self.history.done),
+                              predicted_fail=(), location=obs.location or "")
+        return Now(obs, obs.text(), seen, self.lost - set(seen))
+
+    def count_prediction(self, pred: dict[str, Any], true_args: dict[str, Any]) -> None:
+        """Score a step's predicted arguments against the task's (none predicted: not counted)."""
+        if pred:
+            self.n_pred += 1
+            for key, ok in args_accuracy(pred, true_args).items():
+                self.acc_sum[key] += ok
+
+    def no_proposal(self, now: Now, pred: dict[str, Any], decision: Decision) -> StepRecord:
+        """Record a step where no legal sub-goal was proposed (the world is not called): a failure of the planner."""
+        self.no_proposal_streak += 1
+        self.last_failed = True
+        rec = StepRecord(subgoal=NO_SUBGOAL, ok=False, reason=NO_PROPOSAL, observation=now.text, pddl_pred=pred,
+                         candidates=[], repeat_fail=self.no_proposal_streak - 1, legal=decision.legal,
+                         chosen_by="none")
+        self.steps.append(rec)
+        return rec
+
+    def act(self, env: Any, now: Now, pred: dict[str, Any], decision: Decision, policy: Policy) -> StepRecord:
+        """Execute the chosen sub-goal in the world and record it, with the failure it repeats."""
+        self.no_proposal_streak = 0
+        action = decision.result.action
+        assert action is not None
+        self.tried.setdefault(now.text, set()).add(action)
+        sr = env.step(action)
+        self.executed(action, sr, policy)
+        key = (action, sr.reason or "")
+        repeat = self.fail_counts[key]
+        if not sr.ok:
+            self.fail_counts[key] += 1
+            if action.startswith("Navigation ") and (sr.reason or "").endswith("not found"):
+                self.lost.add(action.split(" ", 1)[1])  # the room was explored and none is in view
+        rec = StepRecord(subgoal=action, ok=bool(sr.ok), reason=sr.reason or "", observation=now.text,
+                         pddl_pred=pred, candidates=[dict(c) for c in decision.result.candidates],
+                         repeat_fail=repeat if not sr.ok else 0, legal=decision.legal, chosen_by=decision.chosen_by)
+        self.steps.append(rec)
+        return rec
+
+    def executed(self, action: str, sr: Any, policy: Policy) -> None:
+        """What the next decision reads of an executed sub-goal (a chosen one, or one of the prefix)."""
+        self.history.record(action, bool(sr.ok), sr.reason or "")
+        if sr.ok:
+            self.belief = belief_step(self.belief, action)
+        policy.executed(action, bool(sr.ok))
+        self.last_failed = not sr.ok
+
+    def arrive(self, state: str) -> None:
+        """Count a step that led back to a state observed before (what the agent observes after it)."""
+        self.idle = self.idle + 1 if state in self.visited else 0
+        self.visited.add(state)
+
+
+# -- when an episode ends --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Stopping:
+    """When an episode ends, rule by rule; the world's own end (success, Stop, its failure and step budgets) wins."""
+
+    max_subgoals: int  # decisions at most: the default reason, 'max_subgoals'
+    max_repeat_fails: int  # 'repeat_fail': the same sub-goal failed with the same reason this many times
+    max_no_proposal: int  # 'no_proposal': steps in a row where no legal sub-goal was proposed
+    max_idle: int  # 'no_progress': steps in a row that only led back to observed states (0: never)
+
+    def repeat_fail(self, run: EpisodeState, rec: StepRecord) -> str | None:
+        """'repeat_fail' when the step's failure is the `max_repeat_fails`th of its kind."""
+        if not rec.ok and run.fail_counts[(rec.subgoal, rec.reason)] >= self.max_repeat_fails:
+            return "repeat_fail"
+        return None
+
+    def no_proposal(self, run: EpisodeState) -> str | None:
+        """'no_proposal' after `max_no_proposal` steps in a row without a legal proposal."""
+        return "no_proposal" if run.no_proposal_streak >= self.max_no_proposal else None
+
+    def no_progress(self, run: EpisodeState) -> str | None:
+        """'no_progress' after `max_idle` steps in a row back to observed states (wandering between known places,
+        switching a lamp on and off)."""
+        return "no_progress" if self.max_idle and run.idle >= self.max_idle else None
+
+    @staticmethod
+    def reason(env: Any, reason: str | None) -> str:
+        """The episode's stop reason: the world's verdict when it is done ('success', 'stop', 'max_fails',
+        'max_steps'), else the rule that ended it, else 'max_subgoals'."""
+        if env.done:
+            return env.done_reason
+        return reason or "max_subgoals"
+
+
+# -- who decides: the planner, or the expert's plan ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A policy's choice at a real state, with how many sub-goals it was offered and who chose."""
+
+    result: BeamResult
+    legal: int  # sub-goals offered to the actors (0: no legal set, the expert)
+    chosen_by: str
+
+
+class Policy(Protocol):
+    """What the loop asks of whoever decides: its stopping rules, the arguments it predicts at a step, its
+    decision, what it keeps of an executed sub-goal, and the record's fields that read its internals."""
+
+    client: Any  # whose LLM usage the record accounts (None: no LLM)
+    scaffold: str  # the record's 'scaffold'
+
+    def stopping(self, episode: EpisodeConfig) -> Stopping: ...
+
+    def predict(self, instruction: str, now: Now) -> dict[str, Any]: ...
+
+    def decide(self, ctx: StepContext, now: Now, pred: dict[str, Any], run: EpisodeState) -> Decision: ...
+
+    def executed(self, action: str, ok: bool) -> None: ...
+
+    def internals(self) -> dict[str, Any]: ...
+
+
+class ExpertPolicy:
+    """The upper bound: the expert's plan, one sub-goal per decision; no LLM, no legal set, no arguments."""
+
+    client = None
+    scaffold = "none"
+
+    def __init__(self, plan: Sequence[str]) -> None:
+        self.queue = list(plan)
+
+    def stopping(self, episode: EpisodeConfig) -> Stopping:
+        # Its plan is never cut by the planner's sub-goal cap; a spent plan ends the episode; no idle rule.
+        return Stopping(len(self.queue) + 1, episode.max_repeat_fails, max_no_proposal=1, max_idle=0)
+
+    def predict(self, instruction: str, now: Now) -> dict[str, Any]:
+        return {}
+
+    def decide(self, ctx: StepContext, now: Now, pred: dict[str, Any], run: EpisodeState) -> Decision:
+        """The plan's next sub-goal (None when it is spent)."""
+        action = self.queue.pop(0) if self.queue else None
+        return Decision(BeamResult(action, [{"subgoal": action, "value": None}] if action else [], [], True), 0,
+                        "expert")
+
+    def executed(self, action: str, ok: bool) -> None:
+        pass
+
+    def internals(self) -> dict[str, Any]:
+        return {"grounding": {}, "critic_unparsed": 0, "actor_plan_reuse": 0, "actor_calls": 0, "actor_illegal": 0,
+                "adapter_unparsed": 0}
+
+
+class PlannerPolicy:
+    """A variant's planner: the adapter predicts the arguments, the actors answer from the legal set (`LegalAt`),
+    the search chooses."""
+
+    def __init__(self, planner: Planner, spec: Variant, cfg: PlannerConfig, client: Any) -> None:
+        self.planner, self.spec, self.cfg, self.client = planner, spec, cfg, client
+        self.scaffold = cfg.scaffold
+        self.last_pred: dict[str, Any] = {}
+
+    def stopping(self, episode: EpisodeConfig) -> Stopping:
+        return Stopping(episode.max_subgoals, episode.max_repeat_fails, episode.max_repeat_fails, episode.max_idle)
+
+    def predict(self, instruction: str, now: Now) -> dict[str, Any]:
+        """The adapter's arguments for this step: predicted again at every step (`adapter_every_step`), else once."""
+        adapter = self.planner.adapter
+        if adapter is None:
+            return {}
+        if self.cfg.adapter.adapter_every_step or not self.last_pred:
+            pred = adapter.predict(instruction, now.seen if self.cfg.adapter.adapter_observes else (), now.absent,
+                                   now.seen)
+        else:
+            pred = dict(self.last_pred)
+        self.last_pred = pred
+        return pred
+
+    def decide(self, ctx: StepContext, now: Now, pred: dict[str, Any], run: EpisodeState) -> Decision:
+        """The planner's choice, with what the LLM was left to decide: the paper planner's legal set (no scaffold
+        rule) against the set the actors answer from (after the scaffold's rules when they are on)."""
+        legal = self.cfg.legal
+        scope = task_scope(pred, walk=legal.nav_scope == "task") if legal.legal_scope == "task" else None
+        legal_for = LegalAt(now, run.belief, pred, named_classes(pred), scope,
+                            run.tried.get(now.text, frozenset()), self.cfg)
+        options = paper_legal(now.obs, pred, legal.nav_targets)
+        offered = legal_for(run.belief) if legal.legal_actions and self.spec.search == "beam" else options
+        result = self.planner.decide(ctx, run.belief, run.last_failed, legal_for)
+        return Decision(result, len(offered), chosen_by(len(options), len(offered)))
+
+    def executed(self, action: str, ok: bool) -> None:
+        # The planner's root proposals avoid what failed since the last success (`avoid_repeats`).
+        if ok:
+            self.planner.recent_failures.clear()
+        else:
+            self.planner.recent_failures.append(action)
+
+    def internals(self) -> dict[str, Any]:
+        """The record's counters of the planner's parts."""
+        p = self.planner
+        return {"grounding": dict(p.grounder.stats), "critic_unparsed": p.critic.unparsed if p.critic else 0,
+                "actor_plan_reuse": sum(a.reused for a in p.actors), "actor_calls": sum(a.calls for a in p.actors),
+                "actor_illegal": sum(a.illegal for a in p.actors),
+                "adapter_unparsed": p.adapter.unparsed if p.adapter else 0}
+
+
+# -- the legal set: legal_now, then the scaffold's rules in order ----------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class LegalAt:
+    """The legal sub-goals at one real step, for the real state and the imagined ones searched from it:
+    `legal_now`, then each rule of `LEGAL_RULES` in order."""
+
+    now: Now
+    real: Belief  # the real state (the search's imagined states are other objects)
+    pred: dict[str, Any]
+    named: list[str]  # classes the predicted arguments name
+    scope: Any  # task_scope(pred), or None (legal_scope all)
+    tried: Collection[str]  # sub-goals already executed from this observation
+    cfg: PlannerConfig
+
+    def __call__(self, state: Belief) -> list[str]:
+        legal = legal_now(self.now.seen, _here(self.now.obs, state, self.real), state.holding, self.named,
+                          self.cfg.legal.nav_targets, self.scope, self.cfg.legal.allow_stop)
+        for rule in LEGAL_RULES:
+            legal = rule(self, state, legal)
+        return legal
+
+    def avoids_tried(self, state: Belief) -> bool:
+        """Whether the avoid_tried rules apply: at the real state only (imagined ones were never observed)."""
+        return bool(self.cfg.episode.avoid_tried) and state is self.real
+
+
+def drop_walks_known_to_find_nothing(at: LegalAt, state: Belief, legal: list[str]) -> list[str]:
+    """avoid_tried: no walk to a class a walk found none of (none seen since), unless nothing else is legal. Before
+    the gate, so that it does not send the agent on such a walk."""
+    if not at.avoids_tried(state):
+        return legal
+    return [a for a in legal if a.removeprefix("Navigation ") not in at.now.absent
+            or not a.startswith("Navigation ")] or legal
+
+
+def gate_by_goal(at: LegalAt, state: Belief, legal: list[str]) -> list[str]:
+    """goal_gate: no step that skips or undoes what the predicted arguments require (planner.scaffold.gate)."""
+    if not at.cfg.legal.goal_gate:
+        return legal
+    obs = at.now.obs
+    return goal_gate(legal, at.pred, state.location, obs.objects, state.inside, state.holding,
+                     obs.here if state is at.real else None, obs.located)
+
+
+def drop_tried_here(at: LegalAt, state: Belief, legal: list[str]) -> list[str]:
+    """avoid_tried: no sub-goal already executed from this observation (the world would answer the same), unless
+    nothing else is legal."""
+    if not at.avoids_tried(state):
+        return legal
+    return [a for a in legal if a not in at.tried] or legal
+
+
+LEGAL_RULES: tuple[Callable[[LegalAt, Belief, list[str]], list[str]], ...] = (
+    drop_walks_known_to_find_nothing, gate_by_goal, drop_tried_here)
+
+
+# -- the record ------------------------------------------------------------------------------------------------------
+
+
+def episode_rollout(task: Task, spec: Variant, seed: int, leave_out: str, env: Any, run: EpisodeState,
+                    policy: Policy, stop_reason: str, expert_len: int, mark: int | None) -> Rollout:
+    """The episode's rollout record: its steps, the world's verdict and the per-episode metrics."""
+    em = episode_metrics(env, expert_len)
+    llm = _llm_record(policy.client, mark)
+    steps, n_pred, acc_sum = run.steps, run.n_pred, run.acc_sum
+    metrics: dict[str, Any] = {
+        "success": bool(em["success"]), "gc": float(em["gc"]), "plw_sr": float(em["plw_sr"]),
+        "plw_gc": float(em["plw_gc"]),
+        "subgoals": len(steps), "subgoals_executed": int(env.subgoals_executed),
+        "failed_subgoals": int(env.failed_subgoals), "low_steps": int(env.low_steps),
+        "no_proposal": sum(1 for s in steps if s.reason == NO_PROPOSAL),
+        "max_repeat_fail": max(run.fail_counts.values(), default=0), "stop_reason": stop_reason,
+        "scaffold": policy.scaffold,
+        "llm_decided": sum(1 for s in steps if s.chosen_by == "llm"),
+        "expert_len": expert_len,
+        "adapter_acc": {k: round(acc_sum[k] / n_pred, 4) for k in ARG_KEYS} if n_pred else {},
+        "adapter_acc_mean": round(sum(acc_sum.values()) / (n_pred * len(ARG_KEYS)), 4) if n_pred else None,
+        "per_subgoal": _per_subgoal(llm, len(steps)),
+        **policy.internals(),
+    }
+    return Rollout.new(task_id=task.id, task_type=task.task_type, instruction=task.instruction(0), variant=spec.name,
+                       seed=seed, leave_out=leave_out, success=bool(em["success"]), gc=float(em["gc"]),
+                       split=task.split, gc_met=int(em["gc_met"]), gc_total=int(em["gc_total"]), expert_len=expert_len,
+                       plw={"sr": float(em["plw_sr"]), "gc": float(em["plw_gc"])}, steps=steps, metrics=metrics,
+                       llm=llm)
+
+
 def _llm_record(client: Any, mark: int | None) -> dict[str, Any]:
     if client is None or mark is None:
         return {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "by_role": {}, "roles": {}}
@@ -103,177 +486,6 @@ def _per_subgoal(llm: dict[str, Any], n: int) -> dict[str, float]:
             "tokens": round((llm["prompt_tokens"] + llm["completion_tokens"]) / n, 1),
             "prompt_tokens": round(llm["prompt_tokens"] / n, 1),
             "completion_tokens": round(llm["completion_tokens"] / n, 1)}
-
-
-def run_episode(task: Task, variant: str | Variant, pools: ExamplePools, client: Any, cfg: PlannerConfig, *,
-                seed: int | None = None, leave_out: str = "", on_step: Callable[[StepView], None] | None = None,
-                prefix: Sequence[str] = (), scene: Scene | None = None) -> Rollout:
-    """Run one closed-loop episode of `variant` on `task` and return its rollout record (no files written).
-
-    `cfg` must be the variant's (`PlannerConfig.from_params(params, variant)`): its planner overrides included.
-    `prefix`: sub-goals executed first, as if the agent had chosen them (the probe's full planner step starts from a
-    probe state: a prefix and `max_subgoals` 1); they are in the history the prompts show, not in the record.
-    `scene`: the scene to play on (our world on an ALFWorld game's scene); default: the task's seeded scene."""
-    spec = get_variant(variant)
-    _check_config(spec, cfg)
-    seed = cfg.world.seed if seed is None else seed
-    mark = client.usage.snapshot() if client is not None else None
-    env = new_env(task, cfg, seed, scene)
-    expert = expert_plan(task, seed=seed, scene=env.scene)  # the scene is built once per episode
-    expert_len = len(expert)
-    instruction = task.instruction(0)
-    true_args = task.args.as_dict()
-    steps: list[StepRecord] = []
-    fail_counts: Counter[tuple[str, str]] = Counter()
-    acc_sum: Counter[str] = Counter()
-    n_pred = 0
-    stop_reason = "max_subgoals"
-    planner = None if spec.search == "expert" else build_planner(task, spec, pools, client, cfg, leave_out)
-    expert_queue = list(expert) if spec.search == "expert" else []
-    belief = Belief()
-    history = History()
-    visited: set[str] = {env.observe().text()}  # observed states so far (for the no-progress rule)
-    tried: dict[str, set[str]] = {}  # observed state -> sub-goals already executed from it (planner.avoid_tried)
-    lost: set[str] = set()  # classes a walk found none of (avoid_tried, adapter_drop_*): until one is seen
-    idle = 0
-    last_failed = False
-    no_prop_streak = 0
-    last_pred: dict[str, Any] = {}
-    for action in prefix:  # as the loop below records an executed step (what the next decision reads)
-        sr = env.step(action)
-        history.record(action, bool(sr.ok), sr.reason or "")
-        if sr.ok:
-            belief = belief_step(belief, action)
-        if planner is not None:
-            planner.recent_failures[:] = [] if sr.ok else [*planner.recent_failures, action]
-        last_failed = not sr.ok
-    # The expert is the upper bound: its plan is never cut by the planner's sub-goal cap.
-    limit = cfg.episode.max_subgoals if planner is not None else len(expert_queue) + 1
-    for index in range(limit):
-        if env.done:
-            break
-        obs = env.observe()
-        obs_text = obs.text()
-        seen = tuple(classes_of(obs.objects))
-        # The real observation is authoritative for what is seen, where and held; the belief keeps what was done.
-        held = classes_of([obs.holding]) if obs.holding else []
-        belief = replace(belief, seen=seen, holding=held[0] if held else "", done=tuple(history.done),
-                         predicted_fail=(), location=obs.location or "")
-        absent = lost - set(seen)  # walked to, none found, none seen since
-        pred: dict[str, Any] = {}
-        if planner is not None and planner.adapter is not None:
-            pred = planner.adapter.predict(instruction, seen if cfg.adapter.adapter_observes else (), absent, seen) \
-                if (cfg.adapter.adapter_every_step or not last_pred) \
-                else dict(last_pred)
-            last_pred = pred
-        if pred:
-            n_pred += 1
-            for key, ok in args_accuracy(pred, true_args).items():
-                acc_sum[key] += ok
-        ctx = history.context(instruction, obs, pred if spec.adapter else None)
-        if planner is not None:
-            named = named_classes(pred)
-
-            scope = task_scope(pred, walk=cfg.legal.nav_scope == "task") if cfg.legal.legal_scope == "task" else None
-
-            def legal_for(state: Belief) -> list[str]:
-                legal = legal_now(seen, _here(obs, state, belief), state.holding, named, cfg.legal.nav_targets, scope,
-                                  cfg.legal.allow_stop)
-                real = cfg.episode.avoid_tried and state is belief  # the real state only: imagined ones never observed
-                if real:  # before the gate, so that it does not send the agent on a walk known to find nothing
-                    legal = [a for a in legal if a.removeprefix("Navigation ") not in absent
-                             or not a.startswith("Navigation ")] or legal
-                if cfg.legal.goal_gate:
-                    legal = goal_gate(legal, pred, state.location, obs.objects, state.inside, state.holding,
-                                      obs.here if state is belief else None, obs.located)
-                if real:
-                    legal = [a for a in legal if a not in tried.get(obs_text, ())] or legal
-                return legal
-            # What the LLM was left to decide at this real state: the paper planner's legal set (no scaffold rule)
-            # against the set the actors answer from (after the scaffold's rules when they are on).
-            options = paper_legal(obs, pred, cfg.legal.nav_targets)
-            offered = legal_for(belief) if cfg.legal.legal_actions and spec.search == "beam" else options
-            chooser = chosen_by(len(options), len(offered))
-            result = planner.decide(ctx, belief, last_failed, legal_for)
-        else:
-            action = expert_queue.pop(0) if expert_queue else None
-            result = BeamResult(action, [{"subgoal": action, "value": None}] if action else [], [], True)
-            offered, chooser = [], "expert"
-        if result.action is None:
-            no_prop_streak += 1
-            rec = StepRecord(subgoal=NO_SUBGOAL, ok=False, reason=NO_PROPOSAL, observation=obs_text, pddl_pred=pred,
-                             candidates=[], repeat_fail=no_prop_streak - 1, legal=len(offered), chosen_by="none")
-            steps.append(rec)
-            _notify(on_step, index, obs, pred, result, rec)
-            if no_prop_streak >= cfg.episode.max_repeat_fails or planner is None:
-                stop_reason = "no_proposal"
-                break
-            last_failed = True
-            continue
-        no_prop_streak = 0
-        action = result.action
-        tried.setdefault(obs_text, set()).add(action)
-        sr = env.step(action)
-        history.record(action, bool(sr.ok), sr.reason or "")
-        key = (action, sr.reason or "")
-        repeat = fail_counts[key]
-        if not sr.ok:
-            fail_counts[key] += 1
-            if action.startswith("Navigation ") and (sr.reason or "").endswith("not found"):
-                lost.add(action.split(" ", 1)[1])  # the room was explored and none is in view
-            if planner is not None:
-                planner.recent_failures.append(action)
-        else:
-            belief = belief_step(belief, action)
-            if planner is not None:
-                planner.recent_failures.clear()
-        last_failed = not sr.ok
-        rec = StepRecord(subgoal=action, ok=bool(sr.ok), reason=sr.reason or "", observation=obs_text,
-                         pddl_pred=pred, candidates=[dict(c) for c in result.candidates],
-                         repeat_fail=repeat if not sr.ok else 0, legal=len(offered), chosen_by=chooser)
-        steps.append(rec)
-        _notify(on_step, index, obs, pred, result, rec)
-        if not sr.ok and fail_counts[key] >= cfg.episode.max_repeat_fails:
-            stop_reason = "repeat_fail"
-            break
-        # What the agent observes after the step (place, hands, every object seen with its state): a step that
-        # leads back to a state it has already been in made no progress; too many in a row end the episode.
-        state = env.observe().text()
-        idle = idle + 1 if state in visited else 0
-        visited.add(state)
-        if planner is not None and cfg.episode.max_idle and idle >= cfg.episode.max_idle:
-            stop_reason = "no_progress"
-            break
-    if env.done:  # 'success', 'stop', 'max_fails' or 'max_steps' (the world's own verdict wins)
-        stop_reason = env.done_reason
-    em = episode_metrics(env, expert_len)
-    llm = _llm_record(client if planner is not None else None, mark)
-    n_sub = len(steps)
-    metrics: dict[str, Any] = {
-        "success": bool(em["success"]), "gc": float(em["gc"]), "plw_sr": float(em["plw_sr"]),
-        "plw_gc": float(em["plw_gc"]),
-        "subgoals": n_sub, "subgoals_executed": int(env.subgoals_executed),
-        "failed_subgoals": int(env.failed_subgoals), "low_steps": int(env.low_steps),
-        "no_proposal": sum(1 for s in steps if s.reason == NO_PROPOSAL),
-        "max_repeat_fail": max(fail_counts.values(), default=0), "stop_reason": stop_reason,
-        "scaffold": cfg.scaffold if planner is not None else "none",
-        "llm_decided": sum(1 for s in steps if s.chosen_by == "llm"),
-        "expert_len": expert_len,
-        "adapter_acc": {k: round(acc_sum[k] / n_pred, 4) for k in ARG_KEYS} if n_pred else {},
-        "adapter_acc_mean": round(sum(acc_sum.values()) / (n_pred * len(ARG_KEYS)), 4) if n_pred else None,
-        "per_subgoal": _per_subgoal(llm, n_sub),
-        "grounding": dict(planner.grounder.stats) if planner else {},
-        "critic_unparsed": planner.critic.unparsed if planner and planner.critic else 0,
-        "actor_plan_reuse": sum(a.reused for a in planner.actors) if planner else 0,
-        "actor_calls": sum(a.calls for a in planner.actors) if planner else 0,
-        "actor_illegal": sum(a.illegal for a in planner.actors) if planner else 0,
-        "adapter_unparsed": planner.adapter.unparsed if planner and planner.adapter else 0,
-    }
-    return Rollout.new(task_id=task.id, task_type=task.task_type, instruction=instruction, variant=spec.name,
-                       seed=seed, leave_out=leave_out, success=bool(em["success"]), gc=float(em["gc"]),
-                       split=task.split, gc_met=int(em["gc_met"]), gc_total=int(em["gc_total"]), expert_len=expert_len,
-                       plw={"sr": float(em["plw_sr"]), "gc": float(em["plw_gc"])}, steps=steps, metrics=metrics,
-                       llm=llm)
 
 
 def chosen_by(options: int, offered: int) -> str:
