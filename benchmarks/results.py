@@ -527,9 +527,9 @@ def headline_rows(k: dict[str, dict[str, Any]]) -> list[tuple[str, str]]:
          f"Actor_gt {_optimal(cf['actor_gt'])}, Actor_hind {_optimal(cf['actor_hind'])}, random "
          f"{_optimal(cf['random'])}; Actor_hind - Actor_gt {diff_text(gt_pair)}"),
         ("The learning curve: Actor_hind's optimal picks after N practice runs of the paper's planner "
-         "(profiles/paper.yaml)",
+         "(profiles/paper.yaml; the probe's d before d walked as the robot does, not rerun)",
          f"{curve}; 35 runs against none {diff_text(cu['points']['35']['figures']['vs_0'])}"),
-        ("What a sample holds: each change against its point's own pool",
+        ("What a sample holds: each change against its point's own pool (the same probe as the curve)",
          "; ".join(f"`{name.split('@')[0]}` at {var['runs']} runs {diff_text(var['figures']['actor_hind_vs_base'])}"
                    for name, var in (cu.get("variations") or {}).items())),
     ]
