@@ -50,10 +50,7 @@ def driver_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
 
     # Declared as dvc.yaml declares an LLM stage's params (the driver is not in dvc.yaml).
     params = StageParams(params, STAGE, ("llm", "pipeline.on_bad_record", "pipeline.max_failure_share"))
-    recipe = StagePlan(plan, (params, policy))
-    planned = recipe()
-    return run_llm_stage(STAGE, params, planned.items, planned.work, OUTPUT, "reflection", (INPUT,),
-                         quarantined=planned.quarantined, plan=recipe)
+    return run_llm_stage(STAGE, params, StagePlan(plan, (params, policy)), OUTPUT, "reflection", (INPUT,))
 
 
 def main(argv: list[str] | None = None) -> int:

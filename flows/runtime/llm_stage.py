@@ -1,13 +1,17 @@
-"""Stages that call an LLM: the one client factory and the item engine they share (retries, resume, lock, summary)."""
+"""Stages that call an LLM: how one is declared (LLMStage), the one client factory and the item engine they share
+(retries, resume, lock, summary)."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any, Callable
 
+from prefect import flow
+
 from flows.runtime.execution import Execution
-from flows.runtime.items import ItemJob, StagePlan, item_client, run_item, timed, warm_workers
-from flows.runtime.params import ParamsError, max_failure_share, resume_key
+from flows.runtime.items import ItemJob, Planned, StagePlan, item_client, run_item, timed, warm_workers
+from flows.runtime.params import StageParams, load_params, max_failure_share, on_bad, resume_key, stage_params
 from flows.runtime.stage import finish, run_items, stage_lock
 from flows.runtime.stage_io import file_digest
 from flows.runtime.workspace import path, project_dir
@@ -27,36 +31,64 @@ def llm_errors() -> tuple[type[BaseException], ...]:
     return (LLMError,)
 
 
+@dataclass(frozen=True)
+class LLMStage:
+    """A dvc.yaml stage that writes one record per item made with an LLM, declared by what sets it apart: its
+    `name`, `plan(params, policy)` (its items and the work on one; a module-level function, which a Dask worker
+    rebuilds the plan from), the `inputs` the items read (their digests key the resume journal), the `out` file and
+    the schema of its records (`record`). `then(params)`, if any, writes what the stage derives from its records
+    once they are written (the probe's figures). The rest is the same for every such stage: `run`, `main`."""
+
+    name: str
+    plan: Callable[[StageParams, str], Planned]
+    inputs: tuple[str, ...]
+    out: str
+    record: str
+    then: Callable[[StageParams], None] | None = None
+
+    def run(self, params: dict[str, Any], policy: str) -> dict[str, Any]:
+        """The stage's flow: run the items, write `out` (and what `then` writes); return the stage summary."""
+        params = stage_params(self.name, params)  # what dvc.yaml declares for the stage, and only that
+        summary = run_llm_stage(self.name, params, StagePlan(self.plan, (params, policy)), self.out, self.record,
+                                self.inputs)
+        if self.then is not None:
+            self.then(params)
+        return summary
+
+    def main(self, item: str | None = None, on_bad_record: str | None = None) -> None:
+        """Entry point for `hindsight stage NAME`: `run` as a Prefect flow of the stage's name, on params.yaml."""
+        def stage_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
+            return self.run(params, policy)
+
+        full = load_params()
+        flow(name=self.name)(stage_flow)(full, on_bad(full, on_bad_record))
+
+
 def run_llm_stage(
     stage: str,
-    params: dict[str, Any],
-    items: list[tuple[str, Any]],
-    work: Callable[[Any, Any], dict[str, Any]],
+    params: StageParams,
+    plan: StagePlan,
     out: str,
     schema: str,
     inputs: tuple[str, ...],
-    quarantined: int = 0,
-    plan: StagePlan | None = None,
 ) -> dict[str, Any]:
-    """Run `work(client, payload)` per item with retries and resume, write `out`, and return the stage summary.
+    """Run `work(client, payload)` on each item of `plan()` with retries and resume, write `out`, and return the
+    stage summary.
 
     Items run as params `pipeline:` says (flows.runtime.execution): one at a time, `workers` threads sharing this
     process's client (its per-endpoint semaphore holds `llm.max_concurrency` across them), or on Dask, where
-    each worker process rebuilds the stage from `plan` (required there: `work` is a closure over this process).
+    each worker process rebuilds the stage from `plan`.
     `params`: the stage's StageParams (flows.runtime.params.stage_params); its declared values are the resume key.
     """
+    planned = plan()
     execution = Execution.from_params(params)
     digests = file_digest(*inputs)
-    if execution.remote and plan is None:
-        raise ParamsError(f"stage '{stage}' cannot run on Dask (its items are not described by a StagePlan); "
-                          "use pipeline.task_runner: threads")
     import openai  # noqa: F401 - the SDK takes seconds to import: here, not inside the first wave of items
 
     # One lock over items, outputs and summary: a second run of the stage refuses, never interleaves its writes.
     with stage_lock(stage), llm_client(params) as client:
         mark = client.usage.snapshot()
         if execution.remote:
-            assert plan is not None
             job = ItemJob(stage, plan, dict(params["llm"]), digests, str(project_dir()))
             item_fn, bound = run_item, {"job": job}
             on_start = partial(warm_workers, job=job)
@@ -64,14 +96,14 @@ def run_llm_stage(
             def item_fn(payload: Any) -> Timed:
                 view = item_client(client)
                 try:
-                    return timed(work, view, payload)
+                    return timed(planned.work, view, payload)
                 finally:  # the stage's totals
                     for record in view.usage.records():
                         client.usage.add(record)
 
             bound, on_start = {}, None
         result = run_items(
-            stage, items, item_fn, bound=bound, execution=execution, on_start=on_start,
+            stage, planned.items, item_fn, bound=bound, execution=execution, on_start=on_start,
             key=[resume_key(params), digests],
             retries=int(params["llm"].get("retries", 2)), retry_on=llm_errors(), schema=schema,
         )
@@ -83,8 +115,8 @@ def run_llm_stage(
 
         # On Dask the calls were made (and accounted) by the workers' clients: the summary counts what this
         # process saw; the workspace's call log (`hindsight llm stats`) has them all.
-        return finish(result, max_failure_share(params), commit=commit,
-                      llm=client.usage.summary(since=mark), quarantined=quarantined, execution=execution.describe())
+        return finish(result, max_failure_share(params), commit=commit, llm=client.usage.summary(since=mark),
+                      quarantined=planned.quarantined, execution=execution.describe())
 
 
 def timing_file(stage: str) -> str:

@@ -1,14 +1,13 @@
 """Stage `collect`: the agent's leave-one-out practice rollouts on ground-truth tasks (on the ALFWorld backend: in
-the ALFWorld train games of those tasks, flows.stages.alfworld_games)."""
+the ALFWorld train games of those tasks, flows.stages.alfworld_games): the planner runs each practice task with the
+task's own gt sample left out of its examples."""
 from __future__ import annotations
 
 from typing import Any
 
-from prefect import flow
-
-from flows.runtime.items import Planned, StagePlan
-from flows.runtime.llm_stage import run_llm_stage
-from flows.runtime.params import load_params, on_bad, section, stage_params
+from flows.runtime.items import Planned
+from flows.runtime.llm_stage import LLMStage
+from flows.runtime.params import section
 from flows.runtime.stage_io import GT_POOL, ROLLOUTS, read_input
 from flows.stages.alfworld_games import practice_on_games, uses_alfworld
 from household.tasks import get_task
@@ -46,20 +45,8 @@ def plan(params: dict[str, Any], policy: str) -> Planned:
     return Planned(items, work, quarantined=len(gt.rejected))
 
 
-@flow(name="collect")
-def collect_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
-    """Run the planner on each practice task with its own gt sample left out; write the rollouts."""
-    params = stage_params("collect", params)  # what dvc.yaml declares for the stage, and only that
-    recipe = StagePlan(plan, (params, policy))
-    planned = recipe()
-    return run_llm_stage("collect", params, planned.items, planned.work, ROLLOUTS, "rollout",
-                         (GT_POOL,), quarantined=planned.quarantined, plan=recipe)
-
-
-def main(item: str | None = None, on_bad_record: str | None = None) -> None:
-    """Entry point for `hindsight stage collect`."""
-    params = load_params()
-    collect_flow(params, on_bad(params, on_bad_record))
+STAGE = LLMStage("collect", plan, inputs=(GT_POOL,), out=ROLLOUTS, record="rollout")
+main = STAGE.main
 
 
 if __name__ == "__main__":

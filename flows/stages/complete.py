@@ -1,13 +1,11 @@
-"""Stage `complete`: the LLM completes each rollout guided by its reflection; every completion is replayed."""
+"""Stage `complete`: the LLM completes each rollout guided by its reflection, shown K gt examples; every completion
+is replayed (one hindsight actor sample and its replay verdict per reflection)."""
 from __future__ import annotations
 
 from typing import Any
 
-from prefect import flow
-
-from flows.runtime.items import Planned, StagePlan
-from flows.runtime.llm_stage import run_llm_stage
-from flows.runtime.params import load_params, on_bad, stage_params
+from flows.runtime.items import Planned
+from flows.runtime.llm_stage import LLMStage
 from flows.runtime.stage_io import COMPLETIONS, GT_POOL, REFLECTIONS, ROLLOUTS
 from flows.stages.relabel_inputs import read_reflected
 from household.tasks import get_task
@@ -36,20 +34,8 @@ def plan(params: dict[str, Any], policy: str) -> Planned:
     return Planned(inputs.items, work, quarantined=inputs.quarantined)
 
 
-@flow(name="complete")
-def complete_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
-    """Write one completion (hindsight actor sample + replay verdict) per reflection, shown K gt examples."""
-    params = stage_params("complete", params)  # what dvc.yaml declares for the stage, and only that
-    recipe = StagePlan(plan, (params, policy))
-    planned = recipe()
-    return run_llm_stage("complete", params, planned.items, planned.work, COMPLETIONS, "completion",
-                         (REFLECTIONS, ROLLOUTS, GT_POOL), quarantined=planned.quarantined, plan=recipe)
-
-
-def main(item: str | None = None, on_bad_record: str | None = None) -> None:
-    """Entry point for `hindsight stage complete`."""
-    params = load_params()
-    complete_flow(params, on_bad(params, on_bad_record))
+STAGE = LLMStage("complete", plan, inputs=(REFLECTIONS, ROLLOUTS, GT_POOL), out=COMPLETIONS, record="completion")
+main = STAGE.main
 
 
 if __name__ == "__main__":

@@ -1,13 +1,11 @@
-"""Stage `critic`: the LLM writes a critic sample from each practice rollout; its value is checked by replay."""
+"""Stage `critic`: the LLM writes a critic sample from each reflected practice rollout, prompted with the nearest gt
+critic examples of other tasks; its value is checked by replay."""
 from __future__ import annotations
 
 from typing import Any
 
-from prefect import flow
-
-from flows.runtime.items import Planned, StagePlan
-from flows.runtime.llm_stage import run_llm_stage
-from flows.runtime.params import load_params, on_bad, stage_params
+from flows.runtime.items import Planned
+from flows.runtime.llm_stage import LLMStage
 from flows.runtime.stage_io import CRITIC_SAMPLES, GT_POOL, REFLECTIONS, ROLLOUTS
 from flows.stages.relabel_inputs import read_reflected
 from household.tasks import get_task
@@ -34,20 +32,9 @@ def plan(params: dict[str, Any], policy: str) -> Planned:
     return Planned(inputs.items, work, quarantined=inputs.quarantined)
 
 
-@flow(name="critic")
-def critic_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
-    """Write one critic sample per reflected rollout, prompted with the nearest gt critic examples of other tasks."""
-    params = stage_params("critic", params)  # what dvc.yaml declares for the stage, and only that
-    recipe = StagePlan(plan, (params, policy))
-    planned = recipe()
-    return run_llm_stage("critic", params, planned.items, planned.work, CRITIC_SAMPLES, "critic_sample",
-                         (REFLECTIONS, ROLLOUTS, GT_POOL), quarantined=planned.quarantined, plan=recipe)
-
-
-def main(item: str | None = None, on_bad_record: str | None = None) -> None:
-    """Entry point for `hindsight stage critic`."""
-    params = load_params()
-    critic_flow(params, on_bad(params, on_bad_record))
+STAGE = LLMStage("critic", plan, inputs=(REFLECTIONS, ROLLOUTS, GT_POOL), out=CRITIC_SAMPLES,
+                 record="critic_sample")
+main = STAGE.main
 
 
 if __name__ == "__main__":

@@ -60,13 +60,9 @@ def _inputs(params: dict[str, Any], variant: str) -> tuple[str, ...]:
 def evaluate_flow(params: dict[str, Any], variant: str, policy: str) -> dict[str, Any]:
     """Run `variant` on per_type tasks of each task type in each evaluation split."""
     params = stage_params("evaluate", params, variant)  # what dvc.yaml declares for the stage, and only that
-    # A plan, not just a closure: on Dask each worker rebuilds it from params and the input files.
-    recipe = StagePlan(plan, (params, variant, policy))
-    planned = recipe()
     out = output("evaluate", variant)
-    stage = f"evaluate-{variant}"
-    summary = run_llm_stage(stage, params, planned.items, planned.work, out, "rollout", _inputs(params, variant),
-                            quarantined=planned.quarantined, plan=recipe)
+    summary = run_llm_stage(f"evaluate-{variant}", params, StagePlan(plan, (params, variant, policy)), out, "rollout",
+                            _inputs(params, variant))
     rollouts = read_jsonl(path(out), "rollout").records
     # The DVC metric: one small file per split (a readable `dvc metrics show`); the rest goes to a details file,
     # which, like the rollouts and the metric, holds no measured time (the same bytes however many workers ran the

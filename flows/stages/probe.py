@@ -16,12 +16,10 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from prefect import flow
-
 from flows.runtime.declared import output
-from flows.runtime.items import Planned, StagePlan
-from flows.runtime.llm_stage import run_llm_stage
-from flows.runtime.params import load_params, on_bad, section, stage_params
+from flows.runtime.items import Planned
+from flows.runtime.llm_stage import LLMStage
+from flows.runtime.params import section
 from flows.runtime.stage_io import GT_POOL, HINDSIGHT_POOL, declared_out, read_input
 from flows.runtime.workspace import path
 from household.tasks import get_task
@@ -37,6 +35,7 @@ from pools.probe_metrics import headline, paired, summary
 from pools.records import ProbeState
 
 STATES = output("probe_set")
+PICKS = output("probe")
 DROPPED = declared_out("probe_set", "dropped.json")  # probe_set's count of the states it did not keep
 CONFIGS = ("actor_gt", "actor_hind", "random", "full_step")
 # The paper's planner with both actors, as the full step runs it.
@@ -94,16 +93,9 @@ def plan(params: dict[str, Any], policy: str) -> Planned:
     return Planned(items, work, quarantined=len(states.rejected) + len(gt.rejected) + len(hind.rejected))
 
 
-@flow(name="probe")
-def probe_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
-    """Ask every configuration at every probe state; write the picks, each configuration's figures and the pairs."""
-    params = stage_params("probe", params)
-    recipe = StagePlan(plan, (params, policy))
-    planned = recipe()
-    out = output("probe")
-    result = run_llm_stage("probe", params, planned.items, planned.work, out, "probe_pick",
-                           (STATES, GT_POOL, HINDSIGHT_POOL), quarantined=planned.quarantined, plan=recipe)
-    picks = read_jsonl(path(out), "probe_pick").records
+def write_figures(params: dict[str, Any]) -> None:
+    """From the picks written: each configuration's figures, the pairs and the headline."""
+    picks = read_jsonl(path(PICKS), "probe_pick").records
     ev = section(params, "evaluate")
     samples, seed = int(ev["bootstrap"]), int(ev["bootstrap_seed"])
     by_config = {c: [p for p in picks if p["config"] == c] for c in configs(params)}
@@ -119,13 +111,11 @@ def probe_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
         write_json(folder / f"{pair['a']}_vs_{pair['b']}.json", pair, "probe_compare")
     dropped = read_json(path(DROPPED), "probe_dropped")
     write_json(path(HEADLINE), headline(summaries, pairs, dropped), "probe_headline")
-    return result
 
 
-def main(item: str | None = None, on_bad_record: str | None = None) -> None:
-    """Entry point for `hindsight stage probe`."""
-    params = load_params()
-    probe_flow(params, on_bad(params, on_bad_record))
+STAGE = LLMStage("probe", plan, inputs=(STATES, GT_POOL, HINDSIGHT_POOL), out=PICKS, record="probe_pick",
+                 then=write_figures)
+main = STAGE.main
 
 
 if __name__ == "__main__":

@@ -1,16 +1,14 @@
-"""Stage `probe_reference`: the reference policy's episodes on probe tasks, whose states are the probe's on-policy
-states. The reference is the paper's planner without hindsight (Actor_gt, the gt critic): it reads no pool under
-test, so two hindsight pools are probed on the same states."""
+"""Stage `probe_reference`: the reference policy's episodes on the probe's reference tasks, whose states are the
+probe's on-policy states. The reference is the paper's planner without hindsight (Actor_gt, the gt critic): it reads
+no pool under test, so two hindsight pools are probed on the same states."""
 from __future__ import annotations
 
 from typing import Any
 
-from prefect import flow
-
 from flows.runtime.declared import output
-from flows.runtime.items import Planned, StagePlan
-from flows.runtime.llm_stage import run_llm_stage
-from flows.runtime.params import load_params, on_bad, section, stage_params
+from flows.runtime.items import Planned
+from flows.runtime.llm_stage import LLMStage
+from flows.runtime.params import section
 from flows.runtime.stage_io import GT_POOL, TASKS, read_input
 from planner.config import PlannerConfig
 from planner.loop.episode import run_episode
@@ -42,20 +40,8 @@ def plan(params: dict[str, Any], policy: str) -> Planned:
     return Planned([(t.id, t.id) for t in chosen], work, quarantined=len(tasks.rejected) + len(gt.rejected))
 
 
-@flow(name="probe_reference")
-def probe_reference_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
-    """Run the reference policy on the probe's reference tasks; write their rollouts."""
-    params = stage_params("probe_reference", params)
-    recipe = StagePlan(plan, (params, policy))
-    planned = recipe()
-    return run_llm_stage("probe_reference", params, planned.items, planned.work, output("probe_reference"),
-                         "rollout", (TASKS, GT_POOL), quarantined=planned.quarantined, plan=recipe)
-
-
-def main(item: str | None = None, on_bad_record: str | None = None) -> None:
-    """Entry point for `hindsight stage probe_reference`."""
-    params = load_params()
-    probe_reference_flow(params, on_bad(params, on_bad_record))
+STAGE = LLMStage("probe_reference", plan, inputs=(TASKS, GT_POOL), out=output("probe_reference"), record="rollout")
+main = STAGE.main
 
 
 if __name__ == "__main__":

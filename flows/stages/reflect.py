@@ -1,13 +1,11 @@
-"""Stage `reflect`: the LLM reflects on each practice rollout with the ground-truth rollout in view (think)."""
+"""Stage `reflect`: the LLM reflects on each practice rollout with the ground-truth rollout in view (think): one
+reflection per rollout whose left-out gt sample is in the pool."""
 from __future__ import annotations
 
 from typing import Any
 
-from prefect import flow
-
-from flows.runtime.items import Planned, StagePlan
-from flows.runtime.llm_stage import run_llm_stage
-from flows.runtime.params import load_params, on_bad, stage_params
+from flows.runtime.items import Planned
+from flows.runtime.llm_stage import LLMStage
 from flows.runtime.stage_io import GT_POOL, REFLECTIONS, ROLLOUTS, read_input
 from planner.config import PlannerConfig
 from planner.relabel.stages import reflect
@@ -28,20 +26,8 @@ def plan(params: dict[str, Any], policy: str) -> Planned:
     return Planned(items, work, quarantined=len(rollouts.rejected) + len(gt.rejected))
 
 
-@flow(name="reflect")
-def reflect_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
-    """Write one reflection per rollout whose left-out gt sample is in the pool."""
-    params = stage_params("reflect", params)  # what dvc.yaml declares for the stage, and only that
-    recipe = StagePlan(plan, (params, policy))
-    planned = recipe()
-    return run_llm_stage("reflect", params, planned.items, planned.work, REFLECTIONS, "reflection",
-                         (ROLLOUTS, GT_POOL), quarantined=planned.quarantined, plan=recipe)
-
-
-def main(item: str | None = None, on_bad_record: str | None = None) -> None:
-    """Entry point for `hindsight stage reflect`."""
-    params = load_params()
-    reflect_flow(params, on_bad(params, on_bad_record))
+STAGE = LLMStage("reflect", plan, inputs=(ROLLOUTS, GT_POOL), out=REFLECTIONS, record="reflection")
+main = STAGE.main
 
 
 if __name__ == "__main__":

@@ -31,10 +31,8 @@ def evaluate_items(params: dict, variant: str) -> dict:
     from flows.stages.evaluate import plan
 
     params = stage_params("evaluate", params, variant)
-    recipe = StagePlan(plan, (params, variant, "fail"))
-    planned = recipe()
-    return run_llm_stage(f"evaluate-{variant}", params, planned.items, planned.work, OUT, "rollout",
-                         (TASKS, GT_POOL, HINDSIGHT_POOL), quarantined=planned.quarantined, plan=recipe)
+    return run_llm_stage(f"evaluate-{variant}", params, StagePlan(plan, (params, variant, "fail")), OUT, "rollout",
+                         (TASKS, GT_POOL, HINDSIGHT_POOL))
 
 
 class Counting:
