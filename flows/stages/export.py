@@ -18,9 +18,9 @@ from typing import Any, Mapping
 from flows.runtime.declared import output
 from flows.runtime.params import load_params, stage_params
 from flows.runtime.workspace import PROJECT_ROOT, project_dir
-from planner.llm.presets import PRESETS
-from planner.llm.prompting import template_file
-from planner.llm.settings import base_role
+from llm.presets import PRESETS
+from planner.prompts.prompting import template_file
+from llm.settings import base_role
 from planner.views.rows import VIEWS, view_rows
 from pools.card import Author, CardFacts, Source, card_body
 from pools.dataset import write_dataset
