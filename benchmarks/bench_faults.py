@@ -1,7 +1,7 @@
 """Fault soak on a real pipeline stage: `reflect`, its own code, on inputs the real `gt_pool` and `collect` wrote.
 
 Setup, once: a temporary workspace (the project's params.yaml, every LLM role sent to the scripted endpoint of
-planner.llm.scripted) with `--per-type` train tasks of each of ALFRED's 7 types, chosen so that no two share a phi (the task
+llm.scripted) with `--per-type` train tasks of each of ALFRED's 7 types, chosen so that no two share a phi (the task
 rewritten from its arguments): the real `gt_pool` and `collect` stages (planner variant llm_planner, scripted
 planner answers) write the gt pool and one practice rollout per task. Those two files are the stage's inputs.
 
@@ -53,7 +53,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # Item failures are injected by the hundred: their tracebacks would drown the table (each is in the stage summary).
 os.environ.setdefault("PREFECT_LOGGING_LEVEL", "CRITICAL")
 
-from planner.llm.scripted import Fault, Request, ScriptedEndpoint  # noqa: E402
+from llm.scripted import Fault, Request, ScriptedEndpoint  # noqa: E402
 from planner.variants import PRESETS  # noqa: E402
 from testing.harness import (BIN, REASON, FaultTable, lost_and_duplicated, make_fault,  # noqa: E402
                              on_endpoint, output_ids, planner_answer, prefect_server, write_rows, write_with_bad)
@@ -382,7 +382,8 @@ def main() -> int:
     ap.add_argument("--min-faults", type=int, default=200, help="target: LLM faults injected in the soak")
     args = ap.parse_args()
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
-    logging.getLogger("planner").setLevel(logging.ERROR)  # one retry warning per injected fault: hundreds
+    logging.getLogger("llm").setLevel(logging.ERROR)  # the client's retry warning per injected fault: hundreds
+    logging.getLogger("planner").setLevel(logging.ERROR)
     rng = random.Random(args.seed)
     started = time.monotonic()
     table = FaultTable()

@@ -24,10 +24,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from planner.llm.client import LLMClient
-from planner.llm.settings import LLMSettings
-from planner.llm.embedded import stop_owned_servers
-from planner.llm.registry import running_server
+from llm.client import LLMClient
+from llm.settings import LLMSettings
+from llm.embedded import stop_owned_servers
+from llm.registry import running_server
 
 KNN_TARGET_MS = 5.0  # the target: retrieval over 21,000 examples under 5 ms per query
 

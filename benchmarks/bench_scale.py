@@ -3,7 +3,7 @@ paper's planner and for the scaffold.
 
 Each configuration is a real `hindsight stage evaluate VARIANT` process in one workspace: 64 episodes by default
 (4 task types x 8 tasks x valid_seen + valid_unseen, max_subgoals 3, the project's planner params otherwise), every
-LLM role sent to the scripted endpoint (planner.llm.scripted; its own process) answering each call after a fixed 200 ms.
+LLM role sent to the scripted endpoint (llm.scripted; its own process) answering each call after a fixed 200 ms.
 VARIANT is `hindsight` (the paper's planner: adapter, both actors and the critic, about 3 calls per sub-goal) and
 `scaffold_hindsight` (the same under our rules: fewer calls, an actor with one legal answer makes none).
 The LLM response cache is emptied before each run, so every configuration makes every call; the embedding cache
@@ -63,7 +63,7 @@ def summary_file(variant: str) -> str:
 # Run as `python -c` with cwd=ROOT: the working directory is first on sys.path, so planner and testing import.
 _ENDPOINT = """
 import sys, time
-from planner.llm.scripted import Fault, ScriptedEndpoint
+from llm.scripted import Fault, ScriptedEndpoint
 from testing.harness import planner_answer
 latency = float(sys.argv[1])
 with ScriptedEndpoint(lambda req: Fault.delay(latency, planner_answer(req))) as ep:

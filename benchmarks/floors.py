@@ -23,9 +23,9 @@ def floor_rollouts(tasks: Iterable[Any], params: dict[str, Any], scaffold: str, 
     the picks the policy made among two or more offered sub-goals)."""
     from household.tasks import load_tasks
     from planner.config import PlannerConfig
-    from planner.llm.client import LLMClient
-    from planner.llm.parsing import format_args
-    from planner.llm.scripted import ScriptedEndpoint, grammar_choices
+    from llm.client import LLMClient
+    from planner.prompts.parsing import format_args
+    from llm.scripted import ScriptedEndpoint, grammar_choices
     from planner.loop.episode import run_episode
     from planner.relabel.gt_samples import build_gt_samples
     from planner.retrieval.examples import ExamplePools

@@ -1,7 +1,7 @@
 """The planner, one sub-package per role, in the order of the method:
 
-    llm/          LLM access: the client, the prompt templates (prompts/*.txt, prompting.py) and the parsers of what
-                  the model writes (parsing.py)
+    prompts/      what the planner says to the LLM: the prompt templates (<role>.txt, prompting.py) and the parsers
+                  of what the model writes (parsing.py)
     retrieval/    the sentence encoder, exact kNN, the example pools; free text mapped to legal sub-goals by the same
                   encoder (grounding, subgoal_mapper)
     adapter/      the task's hidden arguments predicted from the instruction (predict.py), the train-wide lexicon
@@ -17,8 +17,8 @@
     config.py     PlannerConfig, from params.yaml (checked against the scaffold's registry)
     variants.py   the variants as data (which pools, actors, critic and search a run uses)
 
-Imports point down. At the bottom, llm/ and scaffold/ import nothing else of planner/; retrieval/ and adapter/ build
-on llm/; config.py on scaffold/ and variants.py; search/ on all of these; views/ and loop/ on search/; relabel/ and
-probe/ on loop/. Each sub-package's __init__ names what it may import; tests/test_structure.py (PLANNER_MAY_IMPORT) checks it.
-Outside planner/ only household/ and pools/ are imported.
+Imports point down. At the bottom, prompts/ and scaffold/ import nothing else of planner/; retrieval/ (on nothing of
+planner/) and adapter/ (on prompts/); config.py on scaffold/ and variants.py; search/ on all of these; views/ and loop/
+on search/; relabel/ and probe/ on loop/. Each sub-package's __init__ names what it may import; tests/test_structure.py
+(PLANNER_MAY_IMPORT) checks it. Outside planner/ only household/, pools/ and llm/ (the LLM client) are imported.
 """

@@ -22,7 +22,7 @@ class Timed:
 
     record: dict[str, Any]
     seconds: float                 # the item's wall time, where it ran
-    usage: dict[str, Any]          # the item's LLM usage summary (planner.llm.usage.Usage.summary, with seconds)
+    usage: dict[str, Any]          # the item's LLM usage summary (llm.usage.Usage.summary, with seconds)
 
 
 def timing_row(item: str, timed: Timed) -> dict[str, Any]:

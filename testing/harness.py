@@ -15,7 +15,7 @@ from typing import Any, Iterable
 
 import yaml
 
-from planner.llm.scripted import Fault, Request, grammar_choices
+from llm.scripted import Fault, Request, grammar_choices
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent

@@ -9,12 +9,12 @@ from typing import Iterator
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:  # `from planner.llm.scripted import ...` works however pytest is started
+if str(ROOT) not in sys.path:  # `from llm.scripted import ...` works however pytest is started
     sys.path.insert(0, str(ROOT))
 
 from flows.runtime.workspace import workspace_data_dir  # noqa: E402
 from household.resources import ENV_VAR, data_dir  # noqa: E402
-from planner.llm.scripted import ScriptedEndpoint  # noqa: E402
+from llm.scripted import ScriptedEndpoint  # noqa: E402
 
 # The data is read in place: project copies under a temporary folder (and every process they start) read the
 # checkout's data directory, not a ../shared/alfred beside the copy.
@@ -23,7 +23,7 @@ os.environ.setdefault(ENV_VAR, str(workspace_data_dir() or data_dir()))
 
 @pytest.fixture
 def scripted_endpoint() -> Iterator[ScriptedEndpoint]:
-    """A started fake OpenAI-compatible endpoint; script it with `.push(...)` (see planner/llm/scripted.py)."""
+    """A started fake OpenAI-compatible endpoint; script it with `.push(...)` (see llm/scripted.py)."""
     with ScriptedEndpoint() as endpoint:
         yield endpoint
 

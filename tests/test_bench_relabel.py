@@ -7,7 +7,7 @@ from pathlib import Path
 
 import yaml
 
-from planner.llm.scripted import ScriptedEndpoint
+from llm.scripted import ScriptedEndpoint
 from testing.harness import on_endpoint, planner_answer
 from tests.test_bench_targets import bench
 

@@ -1,7 +1,8 @@
 """The code's structure, read from its import graph (ast, nothing imported): no import cycle in household/, pools/,
-planner/ or flows/, no module uses another's private names, no import runs upward across packages
-(shared/DESIGN.md's layering; benchmarks/ on top, a package that leaves sys.path alone), and inside planner/ each
-sub-package imports only what PLANNER_MAY_IMPORT (and its __init__ docstring) allows."""
+llm/, planner/ or flows/, no module uses another's private names, no import runs upward across packages
+(shared/DESIGN.md's layering; llm/ at the bottom, importing nothing of the project; benchmarks/ on top, a package that
+leaves sys.path alone), and inside planner/ each sub-package imports only what PLANNER_MAY_IMPORT (and its __init__
+docstring) allows."""
 from __future__ import annotations
 
 import ast
@@ -10,37 +11,45 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# Layers, bottom up: household and pools are both at the bottom and know nothing of each other.
+# Layers, bottom up: household, pools and llm (the LLM client and its server) are all at the bottom and know nothing
+# of each other.
 MAY_IMPORT: dict[str, frozenset[str]] = {
     "household": frozenset(),
     "pools": frozenset(),
-    "planner": frozenset({"household", "pools"}),
-    "flows": frozenset({"household", "pools", "planner"}),
-    "testing": frozenset({"household", "pools", "planner", "flows"}),  # test infrastructure, on top of it all
-    "benchmarks": frozenset({"household", "pools", "planner", "flows", "testing"}),  # run as `python -m benchmarks.X`
+    "llm": frozenset(),
+    "planner": frozenset({"household", "pools", "llm"}),
+    "flows": frozenset({"household", "pools", "llm", "planner"}),
+    "testing": frozenset({"household", "pools", "llm", "planner", "flows"}),  # test infrastructure, on top of it all
+    # run as `python -m benchmarks.X`
+    "benchmarks": frozenset({"household", "pools", "llm", "planner", "flows", "testing"}),
 }
+# The project's packages as a docstring's "May import:" line names them.
+PACKAGE_NAME = re.compile(r"\b(" + "|".join(p for p in MAY_IMPORT if p != "benchmarks") + r")\b")
 
 # Upward imports that existed when this test was written, (importing module, imported module). Each is a defect
 # to remove, not a permission: delete its entry when the import goes. A new upward import fails the test.
 KNOWN_UPWARD: frozenset[tuple[str, str]] = frozenset()
 
 # Inside planner/: unit (a sub-package, or the top-level modules config and variants) -> the other units, and the
-# packages below planner/, it may import. Read from the imports when planner/ was split into sub-packages; the same
-# list is each sub-package's "May import:" line (planner/<sub>/__init__.py). Bottom up: llm and scaffold import
-# nothing of planner; retrieval, adapter on llm; config on scaffold, variants; search on those; views and loop on
-# search; relabel and probe on loop. A new import across units fails the test until it is added here and to the docstring.
+# packages below planner/ (household, pools, llm), it may import. Read from the imports; the same list is each
+# sub-package's "May import:" line (planner/<sub>/__init__.py). Bottom up: prompts and scaffold import nothing of
+# planner; retrieval nothing of it either, adapter on prompts; config on scaffold, variants; search on those; views
+# and loop on search; relabel and probe on loop. A new import across units fails the test until it is added here and
+# to the docstring.
 PLANNER_MAY_IMPORT: dict[str, frozenset[str]] = {
-    "llm": frozenset({"pools"}),
+    "prompts": frozenset({"pools"}),
     "scaffold": frozenset({"household"}),
     "variants": frozenset(),
     "config": frozenset({"scaffold", "variants"}),
     "retrieval": frozenset({"llm", "household", "pools"}),
-    "adapter": frozenset({"llm", "household", "pools"}),
-    "search": frozenset({"llm", "retrieval", "adapter", "scaffold", "config", "variants", "household", "pools"}),
-    "loop": frozenset({"llm", "retrieval", "search", "scaffold", "config", "variants", "household", "pools"}),
-    "relabel": frozenset({"llm", "retrieval", "loop", "scaffold", "config", "variants", "household", "pools"}),
+    "adapter": frozenset({"prompts", "llm", "household", "pools"}),
+    "search": frozenset({"prompts", "retrieval", "adapter", "scaffold", "config", "variants", "llm", "household",
+                         "pools"}),
+    "loop": frozenset({"prompts", "retrieval", "search", "scaffold", "config", "variants", "household", "pools"}),
+    "relabel": frozenset({"prompts", "retrieval", "loop", "scaffold", "config", "variants", "llm", "household",
+                          "pools"}),
     "probe": frozenset({"search", "loop", "scaffold", "config", "household", "pools"}),
-    "views": frozenset({"llm", "search", "pools"}),
+    "views": frozenset({"prompts", "search", "pools"}),
 }
 
 
@@ -154,7 +163,7 @@ def _private_uses(path: Path) -> list[str]:
 
 def test_no_import_cycle():
     # Every import counts, in functions and under TYPE_CHECKING too: a cycle hidden in a function is still one.
-    cycle = _cycle(_graph(("household", "pools", "planner", "flows")))
+    cycle = _cycle(_graph(("household", "pools", "llm", "planner", "flows")))
     assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
 
 
@@ -168,28 +177,49 @@ def test_household_uses_no_other_modules_private_names():
     assert not bad, f"private names used across household/ modules: {bad}"
 
 
-def test_no_upward_import_across_packages():
-    mods = {m: p for pkg in MAY_IMPORT for m, p in _modules(pkg).items()}
-    known = set(mods)
+def _upward(packages: tuple[str, ...]) -> set[tuple[str, str]]:
+    """(module, imported module) of the packages' imports across packages that MAY_IMPORT does not allow."""
+    known = {m for pkg in MAY_IMPORT for m in _modules(pkg)}
     upward = set()
-    for module, path in mods.items():
-        pkg = module.split(".")[0]
-        for target in _imported(path, module, known):
-            top = target.split(".")[0]
-            if top in MAY_IMPORT and top != pkg and top not in MAY_IMPORT[pkg]:
-                upward.add((module, target))
-    new = sorted(upward - KNOWN_UPWARD)
-    assert not new, "imports against the layering household/pools <- planner <- flows (shared/DESIGN.md): " + \
+    for pkg in packages:
+        for module, path in _modules(pkg).items():
+            for target in _imported(path, module, known):
+                top = target.split(".")[0]
+                if top in MAY_IMPORT and top != pkg and top not in MAY_IMPORT[pkg]:
+                    upward.add((module, target))
+    return upward
+
+
+def test_no_upward_import_across_packages():
+    new = sorted(_upward(tuple(MAY_IMPORT)) - KNOWN_UPWARD)
+    assert not new, "imports against the layering household/pools/llm <- planner <- flows (shared/DESIGN.md): " + \
         ", ".join(f"{a} imports {b}" for a, b in new)
+
+
+def _may_import_line(package: str) -> set[str]:
+    """The project's packages named after "May import:" in a package's __init__ docstring."""
+    doc = ast.get_docstring(ast.parse((ROOT / package / "__init__.py").read_text(encoding="utf-8"))) or ""
+    assert "May import:" in doc, f"{package}/__init__.py: its docstring has no 'May import:' line"
+    return set(PACKAGE_NAME.findall(doc.split("May import:", 1)[-1]))
+
+
+def test_llm_is_the_bottom_layer():
+    # The LLM client, its cache, settings, server and test endpoint know nothing of the world, the records, the
+    # planner or the flows: every layer above may use it, and it is read (and tested) alone.
+    assert MAY_IMPORT["llm"] == frozenset()
+    assert not any("llm" in MAY_IMPORT[p] for p in ("household", "pools")), "household/ and pools/ sit beside llm/"
+    assert all("llm" in MAY_IMPORT[p] for p in ("planner", "flows", "testing", "benchmarks"))
+    assert _may_import_line("llm") == set(), "llm/__init__.py's 'May import:' line names a package of the project"
+    bad = sorted(_upward(("llm",)))
+    assert not bad, "llm/ imports the project: " + ", ".join(f"{a} imports {b}" for a, b in bad)
 
 
 def test_benchmarks_are_a_package_that_leaves_sys_path_alone():
     # `python -m benchmarks.NAME` from the repository root finds every package: no script edits sys.path to do so.
     init = ROOT / "benchmarks" / "__init__.py"
     assert init.exists(), "benchmarks/ is run as a package (python -m benchmarks.NAME): it needs an __init__.py"
-    doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))) or ""
-    named = set(re.findall(r"\b(household|pools|planner|flows|testing)\b", doc.split("May import:", 1)[-1]))
-    assert "May import:" in doc and named == MAY_IMPORT["benchmarks"], \
+    named = _may_import_line("benchmarks")
+    assert named == MAY_IMPORT["benchmarks"], \
         f"benchmarks/__init__.py may import {sorted(named)}; MAY_IMPORT says {sorted(MAY_IMPORT['benchmarks'])}"
     edits = [f"{p.relative_to(ROOT)}:{node.lineno}" for p in _modules("benchmarks").values()
              for node in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
@@ -199,7 +229,7 @@ def test_benchmarks_are_a_package_that_leaves_sys_path_alone():
 
 
 def _planner_unit(module: str) -> str | None:
-    """The unit of PLANNER_MAY_IMPORT a module belongs to: planner.<sub>... -> <sub>, household/pools -> that
+    """The unit of PLANNER_MAY_IMPORT a module belongs to: planner.<sub>... -> <sub>, household/pools/llm -> that
     package, the planner package itself -> None (it imports nothing)."""
     parts = module.split(".")
     if parts[0] != "planner":
@@ -220,10 +250,11 @@ def _against_planner_table(edges: set[tuple[str, str]]) -> list[str]:
 
 
 def _planner_edges() -> set[tuple[str, str]]:
-    """(planner module, module of planner/household/pools it imports anywhere)."""
-    known = {m for pkg in ("household", "pools", "planner") for m in _modules(pkg)}
+    """(planner module, module of planner/household/pools/llm it imports anywhere)."""
+    packages = ("household", "pools", "llm", "planner")
+    known = {m for pkg in packages for m in _modules(pkg)}
     return {(module, target) for module, path in _modules("planner").items()
-            for target in _imported(path, module, known) if target.split(".")[0] in ("household", "pools", "planner")}
+            for target in _imported(path, module, known) if target.split(".")[0] in packages}
 
 
 def _planner_units() -> set[str]:
@@ -248,14 +279,16 @@ def test_planner_subpackages_import_only_what_the_table_allows():
 
 
 def test_the_planner_table_check_sees_a_violation():
-    assert _against_planner_table({("planner.llm.prompting", "planner.loop.episode")})
+    assert _against_planner_table({("planner.prompts.prompting", "planner.loop.episode")})
     assert _against_planner_table({("planner.scaffold.legal", "pools.records")})
+    assert _against_planner_table({("planner.views.rows", "llm.client")})
+    assert not _against_planner_table({("planner.search.critic", "llm.constrain")})
     assert not _against_planner_table({("planner.loop.episode", "planner.search.beam"),
                                        ("planner.loop.episode", "planner.loop.replay")})
 
 
 def test_each_planner_subpackage_docstring_names_what_it_may_import():
-    # The "May import:" line of planner/<sub>/__init__.py: planner.<sub> names, household, pools.
+    # The "May import:" line of planner/<sub>/__init__.py: planner.<sub> names, household, pools, llm.
     for init in sorted((ROOT / "planner").glob("*/__init__.py")):
         doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))) or ""
         line = next((ln for ln in doc.splitlines() if ln.startswith("May import:")), None)
@@ -263,7 +296,7 @@ def test_each_planner_subpackage_docstring_names_what_it_may_import():
         start = doc.index(line)
         end = doc.find("\n\n", start)
         text = doc[start:] if end < 0 else doc[start:end]
-        named = {m.group(1) or m.group(2) for m in re.finditer(r"\bplanner\.(\w+)|\b(household|pools)\b", text)}
+        named = {m.group(1) or m.group(2) for m in re.finditer(r"\bplanner\.(\w+)|\b(household|pools|llm)\b", text)}
         assert named == set(PLANNER_MAY_IMPORT[init.parent.name]), \
             f"{init.relative_to(ROOT)} says it may import {sorted(named)}; PLANNER_MAY_IMPORT says " \
             f"{sorted(PLANNER_MAY_IMPORT[init.parent.name])}"

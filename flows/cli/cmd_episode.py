@@ -111,7 +111,7 @@ def _value(v: Any) -> str:
 
 
 def _show_step(view: Any, out: TextIO) -> None:
-    from planner.llm.parsing import format_args
+    from planner.prompts.parsing import format_args
 
     rec = view.record
     print(f"\n[{view.index + 1}] {view.observation}", file=out)
@@ -135,7 +135,7 @@ def _summary(rollout: Any, timing: dict[str, Any], out: TextIO) -> None:
     print(f"sub-goals {m['subgoals']} (failed {m['failed_subgoals']}, expert {m['expert_len']}), "
           f"low-level steps {m['low_steps']}", file=out)
     if m.get("adapter_acc"):
-        from planner.llm.parsing import ARG_SHORT
+        from planner.prompts.parsing import ARG_SHORT
 
         short = {v: k for k, v in ARG_SHORT.items()}
         print("adapter accuracy " + " ".join(f"{short.get(k, k)}={v:.2f}" for k, v in m["adapter_acc"].items()),

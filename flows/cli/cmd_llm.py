@@ -43,7 +43,7 @@ def _common(p: argparse.ArgumentParser) -> None:
 def _settings(args: argparse.Namespace) -> Any:
     import yaml
 
-    from planner.llm.settings import LLMSettings
+    from llm.settings import LLMSettings
 
     section: dict[str, Any] = {}
     path = Path(args.params)
@@ -63,8 +63,8 @@ def _logging(level: int) -> None:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from planner.llm.embedded import serve_foreground
-    from planner.llm.llama_app import ServerOptions
+    from llm.embedded import serve_foreground
+    from llm.llama_app import ServerOptions
 
     _logging(logging.INFO)
     s = _settings(args)
@@ -79,8 +79,8 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _ask(args: argparse.Namespace) -> int:
-    from planner.llm.client import LLMClient
-    from planner.llm.errors import LLMError
+    from llm.client import LLMClient
+    from llm.errors import LLMError
 
     _logging(logging.INFO)
     try:
@@ -114,8 +114,8 @@ def _ask(args: argparse.Namespace) -> int:
 def _stats(args: argparse.Namespace) -> int:
     import time
 
-    from planner.llm.paths import llm_cache_dir
-    from planner.llm.store import DB_NAME, Store
+    from llm.paths import llm_cache_dir
+    from llm.store import DB_NAME, Store
 
     db = llm_cache_dir() / DB_NAME
     if not db.exists():

@@ -3,7 +3,7 @@
 On threads, every item shares the flow's LLM client and its per-endpoint semaphore caps the requests in flight.
 On Dask, each worker process has its own client, so that semaphore alone caps each process, not the cluster.
 A worker's client therefore also takes a lease of a cluster-wide semaphore on the scheduler around each request
-(planner.llm.client.LLMClient.limiter). Its name holds the endpoint, the model and the cap: every stage that
+(llm.client.LLMClient.limiter). Its name holds the endpoint, the model and the cap: every stage that
 sends to the same endpoint with the same cap shares it (stages with different caps each get their own).
 
 Soundness: a lease is the scheduler's, refreshed by the worker every lease-timeout / 5 (distributed's config

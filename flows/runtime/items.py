@@ -23,9 +23,9 @@ from prefect import get_run_logger
 from flows.runtime.cluster_limits import cluster_limiter
 from flows.runtime.stage_io import file_digest
 from flows.runtime.workspace import path
-from planner.llm.client import LLMClient
-from planner.llm.settings import LLMSettings
-from planner.llm.usage import Usage
+from llm.client import LLMClient
+from llm.settings import LLMSettings
+from llm.usage import Usage
 from pools.ids import content_id
 from pools.timing import Timed
 

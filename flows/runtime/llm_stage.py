@@ -15,8 +15,8 @@ from flows.runtime.params import StageParams, load_params, max_failure_share, on
 from flows.runtime.stage import finish, run_items, stage_lock
 from flows.runtime.stage_io import file_digest
 from flows.runtime.workspace import path, project_dir
-from planner.llm.client import LLMClient, LLMError
-from planner.llm.settings import LLMSettings
+from llm.client import LLMClient, LLMError
+from llm.settings import LLMSettings
 from pools.jsonl import write_jsonl
 from pools.timing import Timed
 

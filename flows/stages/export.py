@@ -18,9 +18,9 @@ from typing import Any, Mapping
 from flows.runtime.declared import output
 from flows.runtime.params import load_params, stage_params
 from flows.runtime.workspace import PROJECT_ROOT, project_dir
-from planner.llm.presets import PRESETS
-from planner.llm.prompting import template_file
-from planner.llm.settings import base_role
+from llm.presets import PRESETS
+from planner.prompts.prompting import template_file
+from llm.settings import base_role
 from planner.views.rows import VIEWS, view_rows
 from pools.card import Author, CardFacts, Source, card_body
 from pools.dataset import write_dataset
@@ -68,11 +68,15 @@ def short_sha(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
 
 
+OLD_TEMPLATE_DIRS = ("planner/llm/prompts",)  # where revisions before the llm/ package kept the templates
+
+
 def template_sha(repo: Path, rev: str, role: str) -> tuple[str, str]:
     """The prompt template of an LLM role and the short sha256 of its file at `rev` ('' where it is absent)."""
     name = base_role(role)
     rel = Path(str(template_file(name))).resolve().relative_to(PROJECT_ROOT).as_posix()  # the same file in `repo`
-    text = text_at(repo, rev, rel)
+    text = next((t for r in (rel, *(f"{old}/{name}.txt" for old in OLD_TEMPLATE_DIRS))
+                 if (t := text_at(repo, rev, r)) is not None), None)
     return name, short_sha(text) if text is not None else ""
 
 

@@ -11,8 +11,8 @@ from flows.runtime.params import load_params, on_bad, stage_params
 from flows.runtime.stage import StageResult, stage_lock, write_summary
 from flows.runtime.stage_io import COMPLETIONS, CRITIC_SAMPLES, ROLLOUTS, read_input, write_pool
 from flows.runtime.workspace import path
-from planner.llm.client import model_id
-from planner.llm.settings import LLMSettings
+from llm.client import model_id
+from llm.settings import LLMSettings
 from pools.jsonl import atomic_write_text
 
 # The relabeling roles every hindsight pool comes from (stages reflect, complete, critic).

@@ -8,9 +8,9 @@ from typing import Any, Iterable, Mapping, Sequence
 from household.ontology import (LAMPS, MOVABLE_RECEPTACLES, PICKUPABLE, PLACE_RECEPTACLES, RECEPTACLES,
                                canonical_class, class_words, name_siblings)
 from planner.adapter.lexicon import Lexicon, train_lexicon, words
-from planner.llm.constrain import Constraint
-from planner.llm.parsing import ARG_SHORT, empty_args, parse_args
-from planner.llm.prompting import adapter_example, join_examples, render
+from llm.constrain import Constraint
+from planner.prompts.parsing import ARG_SHORT, empty_args, parse_args
+from planner.prompts.prompting import adapter_example, join_examples, render
 from pools.records import Sample
 
 log = logging.getLogger(__name__)

@@ -2,6 +2,6 @@
 run_episode, History); replay: a fresh world at a task's start, and a sub-goal sequence executed in it (the verifier
 of every sample).
 
-May import: planner.llm, planner.retrieval, planner.search, planner.scaffold, planner.config, planner.variants,
+May import: planner.prompts, planner.retrieval, planner.search, planner.scaffold, planner.config, planner.variants,
 household, pools.
 """

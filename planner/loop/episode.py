@@ -28,8 +28,8 @@ from household.layout import Scene
 from household.metrics import episode_metrics
 from household.tasks import Task
 from planner.config import EpisodeConfig, PlannerConfig
-from planner.llm.parsing import args_accuracy
-from planner.llm.prompting import inline_step
+from planner.prompts.parsing import args_accuracy
+from planner.prompts.prompting import inline_step
 from planner.loop.replay import new_env
 from planner.retrieval.examples import ExamplePools
 from planner.retrieval.grounding import classes_of

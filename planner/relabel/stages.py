@@ -13,9 +13,9 @@ from typing import Any, Sequence
 from household.scene import Scene, build_scene
 from household.tasks import Task
 from planner.config import PlannerConfig
-from planner.llm.constrain import Constraint
-from planner.llm.parsing import format_plan, parse_values, split_plan
-from planner.llm.prompting import (actor_example, critic_examples, done_prefix, inline_step, join_examples, render,
+from llm.constrain import Constraint
+from planner.prompts.parsing import format_plan, parse_values, split_plan
+from planner.prompts.prompting import (actor_example, critic_examples, done_prefix, inline_step, join_examples, render,
                                    trace_text)
 from planner.loop.episode import NO_PROPOSAL, NO_SUBGOAL, run_episode
 from planner.loop.replay import new_env, replay

@@ -2,5 +2,5 @@
 and the critic retrieve from (examples), and LLM text mapped to legal sub-goals by the same encoder (grounding,
 subgoal_mapper).
 
-May import: planner.llm, household, pools.
+May import: llm, household, pools.
 """

@@ -14,7 +14,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from planner.llm.paths import embeddings_dir
+from llm.paths import embeddings_dir
 
 # The Hugging Face libraries read these when first imported: set them before anything imports them.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")

@@ -13,7 +13,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from planner.llm.paths import embeddings_dir
+from llm.paths import embeddings_dir
 from planner.retrieval.encoder import Encoder, get_encoder, texts_digest
 from pools.jsonl import atomic_write_bytes
 

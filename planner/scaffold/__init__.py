@@ -2,5 +2,5 @@
 set as a chain of filters over what the agent observed (legal), and the goal gate's named rules (gate).
 
 May import: household.
-Nothing of planner/: scaffold/ is at the bottom of it, beside llm/.
+Nothing of planner/: scaffold/ is at the bottom of it, beside prompts/.
 """

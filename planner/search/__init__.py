@@ -1,6 +1,6 @@
 """Search at a decision: the actors (few-shot proposers), the critic, the next-state generators and the beam search
 over imagined rollouts (alg. 2); assembly builds a variant's machinery for one episode (build_planner).
 
-May import: planner.llm, planner.retrieval, planner.adapter, planner.scaffold, planner.config, planner.variants,
-household, pools.
+May import: planner.prompts, planner.retrieval, planner.adapter, planner.scaffold, planner.config,
+planner.variants, llm, household, pools.
 """

@@ -10,9 +10,9 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from planner.llm.constrain import Constraint
-from planner.llm.parsing import split_plan
-from planner.llm.prompting import actor_example, done_prefix, fit_examples, join_examples, render, state_block
+from llm.constrain import Constraint
+from planner.prompts.parsing import split_plan
+from planner.prompts.prompting import actor_example, done_prefix, fit_examples, join_examples, render, state_block
 from planner.retrieval.grounding import Grounder
 from planner.search.beam import Node
 from pools.records import Sample

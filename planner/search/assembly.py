@@ -8,7 +8,7 @@ from typing import Any, Callable
 from household.tasks import Task
 from planner.adapter.predict import Adapter
 from planner.config import PlannerConfig
-from planner.llm.prompting import render
+from planner.prompts.prompting import render
 from planner.retrieval.examples import ExamplePools
 from planner.retrieval.grounding import Grounder
 from planner.scaffold.legal import named_classes

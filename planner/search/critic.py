@@ -5,9 +5,9 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from planner.llm.constrain import Constraint
-from planner.llm.parsing import format_plan, parse_values
-from planner.llm.prompting import critic_examples, examples_room, render, state_block
+from llm.constrain import Constraint
+from planner.prompts.parsing import format_plan, parse_values
+from planner.prompts.prompting import critic_examples, examples_room, render, state_block
 from planner.search.actors import StepContext
 from planner.search.beam import Node
 from pools.records import CriticSample

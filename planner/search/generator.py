@@ -123,7 +123,7 @@ class LLMGenerator:
     (parsed strictly, unknown names dropped). Garbage keeps the belief's answer.
     """
 
-    client: Any  # planner.llm.client.LLMClient (or anything with its `complete`)
+    client: Any  # llm.client.LLMClient (or anything with its `complete`)
     render: Callable[[Belief, str], str]  # (state, subgoal) -> prompt
     canonical: Callable[[str], str | None]  # name -> ALFRED class
     max_tokens: int = 24

@@ -1,7 +1,7 @@
 """The rows of the exported views of a pool (schemas view_actor, view_critic, view_sft, view_preference).
 
 Every prompt here is the planner's own: the actor's and critic's `prompt` methods and the example blocks of
-planner/llm/prompting.py, so a view cannot drift from what the planner sends. A view's prompt carries no retrieved
+planner/prompts/prompting.py, so a view cannot drift from what the planner sends. A view's prompt carries no retrieved
 examples (what a fine-tuned model answers without), and its state is what a sample records: the task, its
 arguments and the plan so far; a sample does not record what the robot saw or held.
 
@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from planner.llm.prompting import actor_example, critic_examples, inline_step, trace_text
+from planner.prompts.prompting import actor_example, critic_examples, inline_step, trace_text
 from planner.search.actors import Actor, StepContext
 from planner.search.beam import Node
 from planner.search.critic import Critic

@@ -67,4 +67,6 @@ def write_picks(repo: Path) -> None:
 
 def copy_prompts(repo: Path) -> None:
     """The prompt templates, as a commit of the project holds them."""
-    shutil.copytree(ROOT / "planner" / "llm" / "prompts", repo / "planner" / "llm" / "prompts")
+    (repo / "planner" / "prompts").mkdir(parents=True, exist_ok=True)
+    for template in (ROOT / "planner" / "prompts").glob("*.txt"):
+        shutil.copy2(template, repo / "planner" / "prompts" / template.name)

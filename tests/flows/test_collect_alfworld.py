@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 import household.alfworld_env as alfworld_env
-import planner.llm.client as llm_client
+import llm.client as llm_client
 from flows.runtime.params import stage_params
 from flows.stages import collect, evaluate
 from flows.stages.alfworld_games import eval_splits
@@ -18,7 +18,7 @@ from household.expert import expert_plan
 from household.resources import games_dir
 from household.tasks import get_task
 from planner.config import PlannerConfig
-from planner.llm.scripted import ScriptedEndpoint
+from llm.scripted import ScriptedEndpoint
 from planner.loop.replay import replay
 from planner.relabel.gt_samples import build_gt_samples
 from planner.variants import PRESETS

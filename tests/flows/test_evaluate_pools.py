@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from planner.llm.scripted import ScriptedEndpoint
+from llm.scripted import ScriptedEndpoint
 from testing.harness import evaluate_workspace, planner_answer
 
 # A recovery the gt pool cannot hold: a failed step with the world's reason inline, then the way out.

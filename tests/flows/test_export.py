@@ -75,7 +75,7 @@ def test_every_view_loads_with_the_pools_counts(repo: Path, tmp_path: Path) -> N
     assert commit_sha in card and "no correction records" in card
     # Who wrote each kind: the manifest's model and the template at v1, with its hash.
     assert "`embedded:qwen2.5-coder-1.5b@sha256:cc324af070c2`" in card and "Apache-2.0" in card
-    reflect = hashlib.sha256((ROOT / "planner/llm/prompts/reflect.txt").read_bytes()).hexdigest()[:12]
+    reflect = hashlib.sha256((ROOT / "planner/prompts/reflect.txt").read_bytes()).hexdigest()[:12]
     assert f"`reflect.txt` {reflect}" in card
     assert "actor_gt: 2 states" in card and "ALFRED" in card and "ALFWorld" in card and "hf upload" in card
 

@@ -10,10 +10,10 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from planner.llm.client import LLMClient
-from planner.llm.settings import LLMSettings
-from planner.llm.constrain import Constraint, ConstraintError
-from planner.llm.scripted import ScriptedEndpoint
+from llm.client import LLMClient
+from llm.settings import LLMSettings
+from llm.constrain import Constraint, ConstraintError
+from llm.scripted import ScriptedEndpoint
 
 SUBGOALS = ["Navigation Fridge", "PickupObject Apple", "OpenObject Fridge", "PutObject Apple Fridge",
             "Navigation CounterTop", 'Say "yes"\\now']  # the last one: quotes and a backslash must be escaped
@@ -313,8 +313,8 @@ def test_constrain_setting() -> None:
 # ---- llama.cpp itself ---------------------------------------------------------------------------------------
 def _gemma_vocab():  # the vocabulary of the embedded gemma (loaded without weights: ~1 s), or skip
     llama_cpp = pytest.importorskip("llama_cpp")
-    from planner.llm.paths import models_dir
-    from planner.llm.presets import preset
+    from llm.paths import models_dir
+    from llm.presets import preset
     path = models_dir() / preset("gemma3-270m").filename
     if not path.exists():
         pytest.skip(f"{path} not assembled (make setup)")
@@ -340,7 +340,7 @@ def test_llama_cpp_parses_the_grammar(constraint: Constraint) -> None:
 
 @pytest.mark.llm
 def test_real_gemma_answers_inside_a_choice_grammar(tmp_path: Path) -> None:
-    from planner.llm.embedded import stop_owned_servers
+    from llm.embedded import stop_owned_servers
     options = ["Navigation Fridge", "PickupObject Apple", "OpenObject Drawer"]
     settings = LLMSettings(endpoint="embedded", model="gemma3-270m", max_tokens=12, timeout=120, retries=1)
     prompt = "Task: put a cold apple on the table.\nSeen: Fridge, Apple, Drawer.\nNext sub-goal:"

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from planner.llm.client import LLMClient
-from planner.llm.errors import LLMError
-from planner.llm.settings import LLMSettings
-from planner.llm.scripted import Fault, Reply, ScriptedEndpoint
+from llm.client import LLMClient
+from llm.errors import LLMError
+from llm.settings import LLMSettings
+from llm.scripted import Fault, Reply, ScriptedEndpoint
 
 
 def test_chat_and_cache_hit(scripted_endpoint: ScriptedEndpoint, tmp_path: Path) -> None:
@@ -153,7 +153,7 @@ def test_max_concurrency_bounds_calls_in_flight(tmp_path: Path) -> None:
 
 
 def test_json_schema_translated_for_embedded_only() -> None:
-    from planner.llm.client import _response_format
+    from llm.client import _response_format
     fmt = {"type": "json_schema", "json_schema": {"name": "x", "schema": {"type": "object"}}}
     assert _response_format(LLMSettings(), fmt) == {"type": "json_object", "schema": {"type": "object"}}
     assert _response_format(LLMSettings(endpoint="https://api.openai.com/v1", model="m"), fmt) == fmt
@@ -161,5 +161,5 @@ def test_json_schema_translated_for_embedded_only() -> None:
 
 def test_model_id_has_no_credentials() -> None:
     s = LLMSettings(endpoint="https://user:pw@example.com:8443/v1?key=abc", model="gpt-x")
-    from planner.llm.client import _model_id
+    from llm.client import _model_id
     assert _model_id(s) == "gpt-x@example.com:8443/v1"

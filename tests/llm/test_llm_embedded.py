@@ -6,11 +6,11 @@ from typing import Iterator
 
 import pytest
 
-from planner.llm.client import LLMClient
-from planner.llm.settings import LLMSettings
-from planner.llm.presets import ModelChecksumError, PRESETS, ensure_model, verify_model
-from planner.llm.embedded import ensure_server, stop_owned_servers
-from planner.llm.registry import running_server
+from llm.client import LLMClient
+from llm.settings import LLMSettings
+from llm.presets import ModelChecksumError, PRESETS, ensure_model, verify_model
+from llm.embedded import ensure_server, stop_owned_servers
+from llm.registry import running_server
 
 MODEL = "gemma3-270m"
 

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from planner.llm.settings import ROLES, LLMSettings
+from llm.settings import ROLES, LLMSettings
 
 PARAMS = Path(__file__).resolve().parents[2] / "params.yaml"
 

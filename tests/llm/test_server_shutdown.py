@@ -20,12 +20,12 @@ from tests.processes import descendants, wait_for, wait_gone
 ROOT = Path(__file__).resolve().parents[2]
 MODEL = "gemma3-270m"
 
-# Run as `<stand-in> -m planner.llm.llama_app --model ... --port ... --parent PID ...` (the child's command line).
+# Run as `<stand-in> -m llm.llama_app --model ... --port ... --parent PID ...` (the child's command line).
 STANDIN = textwrap.dedent('''\
     #!{python}
     import json, sys
     from http.server import BaseHTTPRequestHandler, HTTPServer
-    import planner.llm.llama_app as app
+    import llm.llama_app as app
 
     def fake_model_server(model, path, port, options):
         class Models(BaseHTTPRequestHandler):
@@ -48,7 +48,7 @@ STANDIN = textwrap.dedent('''\
 OWNER = textwrap.dedent('''
     import sys, time
     from pathlib import Path
-    import planner.llm.embedded as embedded
+    import llm.embedded as embedded
 
     embedded.ensure_model = lambda model: Path("/dev/null")  # no model file: the stand-in loads nothing
     sys.executable = {standin!r}  # the child command's interpreter: the stand-in

@@ -1,6 +1,6 @@
 """A temporary copy of the project wired to one shared Prefect server and a scripted LLM endpoint.
 
-The endpoint answers by role. It tells the roles apart by the prompt templates themselves (planner/llm/prompts/*.txt,
+The endpoint answers by role. It tells the roles apart by the prompt templates themselves (planner/prompts/*.txt,
 read when the copy is made, so a reworded template needs no change here) and looks the practice task up by its
 phi line, so it can make one practice task's completion reach the goal and the other's not:
 
@@ -33,14 +33,14 @@ import pytest
 import yaml
 
 from household.resources import ENV_VAR
-from planner.llm.scripted import Request, ScriptedEndpoint, grammar_choices
+from llm.scripted import Request, ScriptedEndpoint, grammar_choices
 from planner.variants import PRESETS
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 # benchmarks/results: the kept bench outputs the report stage reads (the learning curve).
-COPY = ["household", "pools", "planner", "flows", "schemas", "dvc.yaml", "params.yaml", ".dvcignore", "pyproject.toml",
-        "benchmarks/results"]
+COPY = ["household", "pools", "llm", "planner", "flows", "schemas", "dvc.yaml", "params.yaml", ".dvcignore",
+        "pyproject.toml", "benchmarks/results"]
 TASK_TYPES = ["pick_and_place_simple", "pick_heat_then_place_in_recep"]
 VERIFY_TYPE = "pick_and_place_simple"            # its practice completion reaches the goal
 FAIL_TYPE = "pick_heat_then_place_in_recep"      # its practice completion never does
@@ -89,7 +89,7 @@ class RoleScript:
 
     def load_templates(self) -> None:
         """Read the prompt templates of the copy (the code that will render the prompts)."""
-        for f in sorted((self.project / "planner" / "llm" / "prompts").glob("*.txt")):
+        for f in sorted((self.project / "planner" / "prompts").glob("*.txt")):
             self._patterns[f.stem] = template_pattern(f.read_text(encoding="utf-8"))
         assert self._patterns, "no prompt templates in the copy"
 
@@ -164,7 +164,7 @@ class RoleScript:
         """The goal conditions the plan's replay meets (right), or a value that differs from it (wrong)."""
         from household.tasks import get_task
         from planner.config import PlannerConfig
-        from planner.llm.parsing import split_plan
+        from planner.prompts.parsing import split_plan
         from planner.loop.replay import replay
 
         params = yaml.safe_load((self.project / "params.yaml").read_text())

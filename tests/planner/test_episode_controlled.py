@@ -8,14 +8,14 @@ import pytest
 
 from household.tasks import load_tasks
 from planner.config import PlannerConfig
-from planner.llm.parsing import format_args
-from planner.llm.scripted import Request, ScriptedEndpoint
+from planner.prompts.parsing import format_args
+from llm.scripted import Request, ScriptedEndpoint
 from planner.loop.episode import run_episode
 from planner.loop.replay import replay
 from planner.retrieval.examples import ExamplePools
 from tests.planner.helpers import ListIndex, critic, sample
 
-import planner.llm.client as llm_client  # a broken import must fail the suite, never skip it
+import llm.client as llm_client  # a broken import must fail the suite, never skip it
 
 
 def _task_and_plan():

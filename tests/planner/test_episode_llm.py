@@ -18,9 +18,9 @@ MODEL = "gemma3-270m"
 
 @pytest.fixture(scope="module")
 def gemma(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
-    from planner.llm.client import LLMClient
-    from planner.llm.settings import LLMSettings
-    from planner.llm.embedded import stop_owned_servers
+    from llm.client import LLMClient
+    from llm.settings import LLMSettings
+    from llm.embedded import stop_owned_servers
 
     cache: Path = tmp_path_factory.mktemp("planner-llm")
     settings = LLMSettings(endpoint="embedded", model=MODEL, timeout=120, retries=1)

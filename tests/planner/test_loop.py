@@ -7,12 +7,12 @@ import pytest
 
 from household.tasks import load_tasks
 from planner.config import PlannerConfig
-from planner.llm.scripted import ScriptedEndpoint, grammar_choices
+from llm.scripted import ScriptedEndpoint, grammar_choices
 from planner.loop.episode import run_episode
 from planner.retrieval.examples import ExamplePools
 from planner.search.generator import Belief, LLMGenerator
 
-import planner.llm.client as llm_client  # a broken import must fail the suite, never skip it
+import llm.client as llm_client  # a broken import must fail the suite, never skip it
 
 
 def test_repeated_identical_failures_end_the_episode(task, pools, tmp_path):

@@ -1,7 +1,7 @@
 """Strict parsing of values, plans and arguments; garbage never raises."""
 import pytest
 
-from planner.llm.parsing import args_accuracy, empty_args, format_args, parse_args, parse_value, parse_values, split_plan
+from planner.prompts.parsing import args_accuracy, empty_args, format_args, parse_args, parse_value, parse_values, split_plan
 
 
 @pytest.mark.parametrize("text,expected", [

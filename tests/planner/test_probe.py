@@ -15,9 +15,9 @@ from household.expert import solve
 from household.ontology import TASK_TYPES
 from household.tasks import get_task, load_tasks
 from planner.config import PlannerConfig
-from planner.llm.client import LLMClient
-from planner.llm.parsing import format_args
-from planner.llm.scripted import ScriptedEndpoint, grammar_choices
+from llm.client import LLMClient
+from planner.prompts.parsing import format_args
+from llm.scripted import ScriptedEndpoint, grammar_choices
 from planner.loop.episode import History, run_episode
 from planner.loop.replay import new_env
 from planner.probe.picks import actor_pick, chance, random_pick, score

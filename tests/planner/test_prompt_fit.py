@@ -2,7 +2,7 @@
 and what is cut is counted; short examples are all kept."""
 from __future__ import annotations
 
-from planner.llm.prompting import CHARS_PER_TOKEN
+from planner.prompts.prompting import CHARS_PER_TOKEN
 from planner.retrieval.grounding import Grounder
 from planner.search.actors import Actor, StepContext
 from planner.search.beam import Node

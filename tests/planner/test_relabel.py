@@ -9,7 +9,7 @@ from flows.stages.hindsight_pool import select
 from household.expert import expert_plan
 from household.tasks import load_tasks
 from planner.config import PlannerConfig
-from planner.llm.scripted import Request, ScriptedEndpoint, grammar_choices
+from llm.scripted import Request, ScriptedEndpoint, grammar_choices
 from planner.loop.replay import replay
 from planner.relabel.gt_samples import build_gt_critic_samples, build_gt_samples
 from household.scene import build_scene
@@ -18,7 +18,7 @@ from planner.retrieval.grounding import Grounder
 from pools.records import Reflection, Rollout, StepRecord
 from tests.planner.helpers import RejectingMapper
 
-import planner.llm.client as llm_client  # a broken import must fail the suite, never skip it
+import llm.client as llm_client  # a broken import must fail the suite, never skip it
 
 
 @pytest.fixture(scope="module")

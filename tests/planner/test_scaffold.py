@@ -12,8 +12,8 @@ from household.tasks import load_tasks
 from planner.adapter.lexicon import Lexicon
 from planner.adapter.predict import Adapter
 from planner.config import PlannerConfig
-from planner.llm.client import LLMClient
-from planner.llm.scripted import ScriptedEndpoint, grammar_choices
+from llm.client import LLMClient
+from llm.scripted import ScriptedEndpoint, grammar_choices
 from planner.loop.episode import chosen_by, run_episode
 from planner.retrieval.examples import ExamplePools
 from planner.variants import Variant, get_variant
@@ -32,7 +32,7 @@ def pools():
 
 def _episode(task, pools, tmp_path, scaffold: str, **cfg):
     """An episode whose adapter answers the true arguments and whose actor takes the first legal sub-goal."""
-    from planner.llm.parsing import format_args
+    from planner.prompts.parsing import format_args
 
     def answer(request):
         if request.prompt.startswith("Read each"):

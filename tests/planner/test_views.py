@@ -9,9 +9,9 @@ from pathlib import Path
 
 from flows.cli.cmd_episode import example_pools
 from planner.config import PlannerConfig
-from planner.llm.client import LLMClient
-from planner.llm.parsing import format_args
-from planner.llm.scripted import ScriptedEndpoint, grammar_choices
+from llm.client import LLMClient
+from planner.prompts.parsing import format_args
+from llm.scripted import ScriptedEndpoint, grammar_choices
 from planner.loop.episode import run_episode
 from planner.views import rows
 from pools.jsonl import record_problem, write_jsonl

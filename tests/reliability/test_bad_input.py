@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from pools.jsonl import RecordError, quarantine_path, read_json, read_jsonl
-from planner.llm.scripted import ScriptedEndpoint
+from llm.scripted import ScriptedEndpoint
 from testing.harness import (OUT, TABLE, ItemScript, bad_rows, minimal_workspace, output_ids, summary,
                                        task_rows, write_rows, write_with_bad)
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from pools.jsonl import RecordError, read_jsonl, write_jsonl
-from planner.llm.scripted import ScriptedEndpoint
+from llm.scripted import ScriptedEndpoint
 from testing.harness import (BIN, OUT, ROOT, TABLE, ItemScript, driver_cmd, driver_env, lost_and_duplicated,
                                        minimal_workspace, output_ids, task_rows, use_driver_pipeline)
 
@@ -68,8 +68,8 @@ def test_two_dvc_repro_on_one_workspace(project, rows: list[dict]) -> None:
 _WORKER = """
 import sys, threading
 from pathlib import Path
-from planner.llm.client import LLMClient
-from planner.llm.settings import LLMSettings
+from llm.client import LLMClient
+from llm.settings import LLMSettings
 url, cache, wid = sys.argv[1], Path(sys.argv[2]), int(sys.argv[3])
 s = LLMSettings(endpoint=url, model="scripted", timeout=10, retries=3, backoff=0.01, max_concurrency=4)
 bad = []

@@ -7,7 +7,7 @@ import pytest
 
 from flows.runtime.stage import StageFailed
 from pools.jsonl import read_jsonl
-from planner.llm.scripted import ScriptedEndpoint
+from llm.scripted import ScriptedEndpoint
 from testing.harness import (OUT, REASON, TABLE, ItemScript, lost_and_duplicated, make_fault,
                                        minimal_workspace, output_ids, set_param, summary, task_rows, thought)
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from pools.jsonl import read_jsonl
-from planner.llm.scripted import ScriptedEndpoint
+from llm.scripted import ScriptedEndpoint
 from testing.harness import (OUT, TABLE, ItemScript, driver_env, kill_and_resume, minimal_workspace,
                                        run_driver, task_rows)
 

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from prefect import flow
 
-from planner.llm.scripted import ScriptedEndpoint
+from llm.scripted import ScriptedEndpoint
 from testing.harness import TABLE, evaluate_workspace, planner_answer, set_param
 
 VARIANT = "hindsight"
@@ -147,7 +147,7 @@ def test_engine_on_dask_records_and_faults(tmp_path: Path, monkeypatch: pytest.M
     """The stage engine on a 2-worker LocalCluster: the records of a one-at-a-time run, in item order; a
     transient 500 recovers on the worker, a persistent one fails its item with the reason (LLMError came back)."""
     from flows.runtime.params import load_params
-    from planner.llm.scripted import Fault
+    from llm.scripted import Fault
     from testing.driver import driver_flow
     from testing.harness import (OUT as DRIVER_OUT, ItemScript, minimal_workspace, output_ids, summary,
                                            task_rows)

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from planner.llm.scripted import Request, ScriptedEndpoint
+from llm.scripted import Request, ScriptedEndpoint
 from testing.harness import (OUT, TABLE, ItemScript, driver_env, kill_and_resume, minimal_workspace,
                                        run_driver, set_param, summary, task_rows, thought)
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from flows.cli import cmd_llm
-from planner.llm.scripted import Fault, Reply, ScriptedEndpoint
+from llm.scripted import Fault, Reply, ScriptedEndpoint
 
 
 def run(argv: list[str]) -> int:

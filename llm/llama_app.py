@@ -1,6 +1,6 @@
 """The llama.cpp server app (llama-cpp-python under uvicorn) with this project's patches to llama.cpp.
 
-It runs in a child process started by `planner.llm.embedded` (`python -m planner.llm.llama_app ...`, which
+It runs in a child process started by `llm.embedded` (`python -m llm.llama_app ...`, which
 watches its parent and stops once the parent is gone), or in the foreground under `hindsight llm serve`.
 llama_cpp and uvicorn are imported only when the app starts.
 """
@@ -13,8 +13,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from planner.llm.presets import preset
-from planner.llm.registry import HOST, alive
+from llm.presets import preset
+from llm.registry import HOST, alive
 
 # OpenMP threads of llama.cpp spin-wait between steps by default: alone on 2 cores that is fastest, but two
 # processes spinning on the same cores (two servers, or a server and torch) cut decoding to ~2.7 tok/s each

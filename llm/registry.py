@@ -14,9 +14,9 @@ import urllib.request
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from planner.llm.paths import llm_cache_dir
-from planner.llm.presets import preset
-from pools.jsonl import atomic_write_text
+from llm.atomic import atomic_write_text
+from llm.paths import llm_cache_dir
+from llm.presets import preset
 
 HOST = "127.0.0.1"
 START_TIMEOUT_S = 180.0

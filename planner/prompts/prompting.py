@@ -1,4 +1,4 @@
-"""Prompt templates (planner/llm/prompts/<role>.txt) and the compact text blocks they are filled with.
+"""Prompt templates (planner/prompts/<role>.txt) and the compact text blocks they are filled with.
 
 Layout rule for every prompt: fixed header, retrieved examples, then the changing state last, so the server's
 prefix cache reuses everything up to the state across the calls of one episode.
@@ -12,17 +12,17 @@ from importlib.resources.abc import Traversable
 from itertools import groupby
 from typing import Any, Iterable, Sequence
 
-from planner.llm.parsing import format_args, format_plan
+from planner.prompts.parsing import format_args, format_plan
 from pools.records import CriticSample, Sample
 
 TEMPLATE_ROLES = ("adapter", "actor", "critic", "generator", "reflect", "complete", "critic_sample")
 
 
 def template_file(role: str) -> Traversable:
-    """The file of a role's prompt template (planner/llm/prompts/<role>.txt)."""
+    """The file of a role's prompt template (planner/prompts/<role>.txt)."""
     if role not in TEMPLATE_ROLES:
         raise ValueError(f"no prompt template for role {role!r}")
-    return resources.files("planner.llm").joinpath("prompts", f"{role}.txt")
+    return resources.files("planner.prompts").joinpath(f"{role}.txt")
 
 
 @functools.lru_cache(maxsize=None)

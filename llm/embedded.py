@@ -1,7 +1,7 @@
 """The embedded OpenAI-compatible server's lifecycle: started on demand, shared, and stopped with its owner.
 
-`ensure_server(model)` returns a base URL: a running server announced in the registry (`planner.llm.registry`)
-when there is one, else a child process (`planner.llm.llama_app`) started for this process and stopped when it
+`ensure_server(model)` returns a base URL: a running server announced in the registry (`llm.registry`)
+when there is one, else a child process (`llm.llama_app`) started for this process and stopped when it
 exits. `hindsight llm serve` runs the same server in the foreground so several stages share one warm server
 (and its prompt-prefix cache).
 
@@ -22,16 +22,16 @@ import threading
 import time
 from pathlib import Path
 
-from planner.llm.llama_app import OPENMP_ENV, ServerOptions, run_app
-from planner.llm.locks import file_lock
-from planner.llm.paths import llm_cache_dir
-from planner.llm.presets import ensure_model, preset
-from planner.llm.registry import (HOST, START_TIMEOUT_S, ServerState, announce, healthy, lock_path, log_path,
+from llm.llama_app import OPENMP_ENV, ServerOptions, run_app
+from llm.locks import file_lock
+from llm.paths import llm_cache_dir
+from llm.presets import ensure_model, preset
+from llm.registry import (HOST, START_TIMEOUT_S, ServerState, announce, healthy, lock_path, log_path,
                                   running_server, state_path, withdraw)
 
 log = logging.getLogger(__name__)
 
-CHILD_MODULE = "planner.llm.llama_app"  # what the child process runs (`python -m`)
+CHILD_MODULE = "llm.llama_app"  # what the child process runs (`python -m`)
 
 
 class EmbeddedServer:
@@ -69,7 +69,7 @@ class EmbeddedServer:
         logfile.flush()
         log.info("starting embedded %s server on %s:%s (log %s)", self.model, HOST, self.port, logfile.name)
         env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}  # the server never sees the key
-        root = str(Path(__file__).resolve().parents[2])  # importable even when the project is not installed
+        root = str(Path(__file__).resolve().parents[1])  # importable even when the project is not installed
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, env.get("PYTHONPATH")]))
         for key, value in OPENMP_ENV.items():
             env.setdefault(key, value)

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Mapping
 
-from planner.llm.constrain import MODES
+from llm.constrain import MODES
 
 # Every LLM call names one of these roles (accounting, per-role overrides). A sub-role extends a role with a
 # suffix, e.g. `actor_gt` / `actor_hind`: it takes the `actor` overrides, then its own.
