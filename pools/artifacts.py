@@ -700,6 +700,15 @@ class Compare(Contract):
 # --- stages and pools -------------------------------------------------------------------------------------------
 
 
+class PoolQualityHeadline(Contract):
+    """The share of progress steps among the executed steps of the pool's own kind of actor sample (gt in the gt
+    pool, hindsight in the hindsight pool); the counts by label and task type are in the manifest's `quality`."""
+
+    model_config = _artifact("A pool's quality headline (metrics/pools/<pool>.json, a DVC metric)", "1.0.0")
+
+    progress: Rate
+
+
 class StageMetrics(Contract):
     """Items, ok and failed only (results, so that `dvc exp show --only-changed` lists what changed); the measured
     seconds, failures with reasons, reuse after a resume, LLM usage and quarantined rows:
@@ -768,11 +777,31 @@ class ModelId(Contract):
                                          "<model>@<host[:port]><path> (never credentials, query or key)")]
 
 
+StepLabels = Annotated[dict[Literal["progress", "neutral", "regress", "refused"], Count], Field(
+    description="executed steps by how they moved the expert's cost-to-go d: progress (d falls by one), neutral "
+                "(d stays), regress (d rises), refused (the world said no)")]
+
+
+class QualityGroup(BaseModel):
+    """The labeled steps of a group of samples and their share of progress steps."""
+
+    samples: Count
+    steps: StepLabels
+    progress: Rate
+
+
+class KindQuality(QualityGroup):
+    """One kind of actor sample: its steps by label, overall, per task type and per sample (progress share)."""
+
+    by_type: dict[str, QualityGroup]
+    by_sample: dict[str, Rate]
+
+
 class Manifest(Contract):
     """2.0.0: `models` (the model of every LLM role that contributed) replaces `llm_model` (one model for the whole
-    pool)."""
+    pool). 2.1.0: `quality`, the pool's own quality without the LLM (planner/probe/quality.py)."""
 
-    model_config = _artifact("Manifest of a pool (data/pools/<pool>.manifest.json)", "2.0.0")
+    model_config = _artifact("Manifest of a pool (data/pools/<pool>.manifest.json)", "2.1.0")
 
     pool: str
     schema_name: Annotated[str, Field(alias="schema")]  # `schema` would shadow BaseModel.schema
@@ -787,6 +816,9 @@ class Manifest(Contract):
         description="LLM role (as the client accounts it: adapter, actor_gt, actor_hind, critic, generator, reflect, "
                     "complete, critic_sample) -> the model its calls went to; {} when no LLM made the pool (gt).")]
     quarantined: Count
+    quality: Annotated[dict[Literal["gt", "hindsight"], KindQuality] | None, Field(
+        description="per kind of actor sample, every executed step labeled by the expert's cost-to-go; absent in "
+                    "manifests written before 2.1.0")] = None
 
 
 # --- exported views (`hindsight pools export`, stage export: one Parquet configuration each) --------------------

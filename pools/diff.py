@@ -21,6 +21,8 @@ class PoolDiff:
     changed: list[tuple[dict[str, Any], dict[str, Any]]] = field(default_factory=list)
     unchanged: int = 0
     manifest_changes: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # kind -> {"a", "b"}: the share of progress steps of that kind of actor sample (None: not measured then)
+    quality: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def counts(self) -> pl.DataFrame:
         """Added/removed/changed counts per (task_type, kind)."""
@@ -51,6 +53,7 @@ class PoolDiff:
             "unchanged": self.unchanged,
             "counts": self.counts().to_dicts(),
             "manifest_changes": self.manifest_changes,
+            "quality": self.quality,
         }
 
     def to_text(self) -> str:
@@ -64,6 +67,9 @@ class PoolDiff:
         for label, recs in (("+", self.added), ("-", self.removed), ("~", [b for _, b in self.changed])):
             for r in sorted(recs, key=lambda r: r["id"]):
                 lines.append(f"{label} {r['id']}  {r['kind']:<9} {r['task_type']}")
+        for kind, q in self.quality.items():
+            lines.append(f"quality, {kind} samples' steps that lower the expert's cost-to-go: {_share(q['a'])} -> "
+                         f"{_share(q['b'])}")
         if self.manifest_changes:
             lines.append("manifest fields that differ:")
             for key, change in sorted(self.manifest_changes.items()):
@@ -93,8 +99,18 @@ def diff_pools(
         else:
             result.unchanged += 1
     result.removed = [rec for rid, rec in by_a.items() if rid not in by_b]
-    result.manifest_changes = _dict_changes(manifest_a or {}, manifest_b or {})
+    qa, qb = (m.get("quality") or {} if m else {} for m in (manifest_a, manifest_b))
+    result.quality = {k: {"a": (qa.get(k) or {}).get("progress"), "b": (qb.get(k) or {}).get("progress")}
+                      for k in sorted(set(qa) | set(qb)) if (qa.get(k) or {}).get("samples") or
+                      (qb.get(k) or {}).get("samples")}
+    # the labels per sample are summed up in `quality` above; every leaf of them would drown the other changes
+    result.manifest_changes = _dict_changes({k: v for k, v in (manifest_a or {}).items() if k != "quality"},
+                                            {k: v for k, v in (manifest_b or {}).items() if k != "quality"})
     return result
+
+
+def _share(x: float | None) -> str:
+    return "not measured" if x is None else f"{x:.0%}"
 
 
 def _dict_changes(a: dict[str, Any], b: dict[str, Any], prefix: str = "") -> dict[str, dict[str, Any]]:

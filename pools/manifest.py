@@ -24,8 +24,10 @@ def build_manifest(
     params: dict[str, Any],
     models: Mapping[str, Mapping[str, str]] | None = None,
     quarantined: int = 0,
+    quality: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Describe a pool: schema version, counts by kind and task type, verified share, hash, params, models.
+    """Describe a pool: schema version, counts by kind and task type, verified share, hash, params, models, and
+    its own quality (`quality`: planner/probe/quality.pool_quality) when given.
 
     `models` maps each LLM role that contributed to the pool to {model, endpoint, id} (empty: no LLM made it).
     """
@@ -42,4 +44,5 @@ def build_manifest(
         "params": params,
         "models": {role: dict(models[role]) for role in sorted(models or {})},
         "quarantined": quarantined,
+        **({"quality": quality} if quality is not None else {}),
     }

@@ -44,6 +44,7 @@ ARTIFACTS: dict[str, type[BaseModel]] = {
     "eval_details": artifacts.EvalDetails,
     "compare": artifacts.Compare,
     "stage_metrics": artifacts.StageMetrics,
+    "pool_quality": artifacts.PoolQualityHeadline,
     "stage_summary": artifacts.StageSummary,
     "timing": artifacts.Timing,
     "manifest": artifacts.Manifest,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import PurePosixPath
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from flows.runtime.declared import DeclarationError, declaration, output
 from flows.runtime.workspace import path
@@ -44,9 +44,11 @@ def file_digest(*rels: str) -> dict[str, str]:
 
 
 def write_pool(stage: str, records: Iterable[dict[str, Any]], used_params: dict[str, Any],
-               models: dict[str, dict[str, str]] | None, quarantined: int = 0) -> dict[str, Any]:
+               models: dict[str, dict[str, str]] | None, quarantined: int = 0,
+               quality: Callable[[list[dict[str, Any]]], dict[str, Any]] | None = None) -> dict[str, Any]:
     """Write a pool stage's declared outs, the pool (<name>.jsonl) and its manifest (<name>.manifest.json), where
-    `models` maps role -> model that contributed; returns the manifest."""
+    `models` maps role -> model that contributed and `quality` gives the pool's own quality from its rows; returns
+    the manifest."""
     outs = declaration(stage).outs
     pool = outs[0]
     name = PurePosixPath(pool).name.removesuffix(".jsonl")
@@ -55,6 +57,10 @@ def write_pool(stage: str, records: Iterable[dict[str, Any]], used_params: dict[
         raise DeclarationError(f"dvc.yaml: stages.{stage}.outs: declare {manifest_file} beside {pool}")
     rows = sorted(records, key=lambda r: r["id"])
     write_jsonl(path(pool), rows, "sample")
-    manifest = build_manifest(name, rows, "sample", used_params, models, quarantined)
+    manifest = build_manifest(name, rows, "sample", used_params, models, quarantined,
+                              quality(rows) if quality else None)
     write_json(path(manifest_file), manifest, "manifest")
+    if quality:  # the headline, a DVC metric: the share of progress steps of the pool's own kind
+        write_json(path(f"metrics/pools/{name}.json"), {"progress": manifest["quality"][name]["progress"]},
+                   "pool_quality")
     return manifest

@@ -10,6 +10,7 @@ from flows.runtime.params import load_params, on_bad, section, stage_params, sub
 from flows.runtime.stage import StageResult, stage_lock, write_summary
 from flows.runtime.stage_io import GT_POOL, TASKS, read_input, write_pool
 from planner.config import PlannerConfig
+from planner.probe.quality import quality_of
 from planner.relabel.gt_samples import draw_gt_pool
 
 
@@ -22,12 +23,14 @@ def gt_pool_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
     started = time.monotonic()
     pools, world = section(params, "pools"), section(params, "world")
     tasks = read_input(TASKS, "task", policy)
+    cfg = PlannerConfig.from_params({"world": world})
     samples, critics = draw_gt_pool(tasks.records, int(pools["gt_per_type"]), int(world["seed"]),
                                     split=pools["gt_split"], navigation=str(pools["gt_navigation"]),
-                                    cfg=PlannerConfig.from_params({"world": world}))
+                                    cfg=cfg)
     records = [r.to_dict() for r in [*samples, *critics]]
     used = subset(params, "world", "pools")
-    manifest = write_pool("gt_pool", records, used, None, quarantined=len(tasks.rejected))
+    manifest = write_pool("gt_pool", records, used, None, quarantined=len(tasks.rejected),
+                          quality=lambda rows: quality_of(rows, cfg, int(world["seed"])))
     write_summary(StageResult("gt_pool", records, seconds=time.monotonic() - started), quarantined=len(tasks.rejected))
     log.info("gt_pool: %d tasks -> %d records %s (%s)", len(samples), manifest["records"], manifest["by_kind"], GT_POOL)
     return manifest

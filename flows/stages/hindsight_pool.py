@@ -7,12 +7,14 @@ from typing import Any
 
 from prefect import flow, get_run_logger
 
-from flows.runtime.params import load_params, on_bad, stage_params
+from flows.runtime.params import load_params, on_bad, section, stage_params
 from flows.runtime.stage import StageResult, stage_lock, write_summary
 from flows.runtime.stage_io import COMPLETIONS, CRITIC_SAMPLES, ROLLOUTS, read_input, write_pool
 from flows.runtime.workspace import path
 from llm.client import model_id
 from llm.settings import LLMSettings
+from planner.config import PlannerConfig
+from planner.probe.quality import quality_of
 from pools.jsonl import atomic_write_text
 
 # The relabeling roles every hindsight pool comes from (stages reflect, complete, critic).
@@ -96,9 +98,11 @@ def pool_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
     # Who made what: the planner roles of the rollouts and the relabeling roles (the endpoint URL itself is not
     # copied into the manifest: it may carry credentials; the model id keeps only host and path).
     models = role_models(params["llm"], [*rollout_roles(rollouts), *RELABEL_ROLES])
+    world = section(params, "world")
+    cfg = PlannerConfig.from_params({"world": world})
     manifest = write_pool("pool", records, {"relabel": {"keep_unverified": keep, "pool_clean": pool_clean},
                                             "practice": practice(rollouts), "material": material(records, rollouts)},
-                          models, quarantined)
+                          models, quarantined, quality=lambda rows: quality_of(rows, cfg, int(world["seed"])))
     rows = [{"task_type": t, "kind": k, "count": n}
             for (t, k), n in sorted(Counter((r["task_type"], r["kind"]) for r in records).items())]
     atomic_write_text(path("plots/pool_composition.json"), json.dumps(rows, indent=1) + "\n")

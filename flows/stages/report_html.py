@@ -195,10 +195,12 @@ def pools_section(data: "ReportData") -> str:
         models = m.get("models")
         made_by = ("<br>".join(f"{_e(role)}: {_e(x.get('model'))}" for role, x in models.items()) if models
                    else _e(m.get("llm_model") or "no LLM"))
+        own = ((m.get("quality") or {}).get(m.get("pool")) or {})
+        progress = f"{_pct(own['progress'])} of {sum(own['steps'].values())}" if own.get("samples") else "-"
         rows.append([f"<b>{_e(m.get('pool'))}</b>", str(m.get("records", 0)), kinds,
-                     _pct(m.get("verified_share", 0.0)), str(m.get("quarantined", 0)), made_by])
-    out = [_table(["pool", "records", "by kind", "verified share", "quarantined rows", "made by (LLM)"], rows,
-                  num=(1, 3, 4), id_="pools-table")]
+                     _pct(m.get("verified_share", 0.0)), progress, str(m.get("quarantined", 0)), made_by])
+    out = [_table(["pool", "records", "by kind", "verified share", "progress steps", "quarantined rows",
+                   "made by (LLM)"], rows, num=(1, 3, 4, 5), id_="pools-table")]
     types = sorted({t for m in data.pools for t in m.get("by_task_type", {})})
     most = max([n for m in data.pools for n in m.get("by_task_type", {}).values()] or [1])
     head = ["task type"] + [f"{_e(m.get('pool'))} pool" for m in data.pools]
@@ -421,7 +423,9 @@ correlated).</p>
 {curve_section(data)}</section>
 <section id="pools"><h2>Pools</h2>
 <p class="note">From data/pools/*.manifest.json. The hindsight pool holds only completions that reached the goal on
-replay (unless relabel.keep_unverified).</p>
+replay (unless relabel.keep_unverified). Progress steps: the share of the executed steps of the pool's own kind of
+sample (gt, hindsight) after which the expert's cost-to-go fell by one (the rest left it, raised it, or were
+refused: the manifest's quality counts them by task type and sample).</p>
 {pools_section(data)}</section>
 <section id="episodes"><h2>Episodes</h2>
 <p class="note">Every evaluated episode: the instruction, the adapter's last prediction of the task's arguments

@@ -77,3 +77,11 @@ def pool_quality(labeled: Sequence[tuple[Mapping[str, Any], Sequence[str]]]) -> 
         out[kind] = {"samples": len(rows), "steps": total, "progress": share(total), "by_type": by_type,
                      "by_sample": {r["id"]: share(counts(ls)) for r, ls in rows}}
     return out
+
+
+def quality_of(rows: Sequence[Mapping[str, Any]], cfg: PlannerConfig, seed: int) -> dict[str, Any]:
+    """A pool's figures (pool_quality) from its records: each actor sample's steps replayed on its task."""
+    from household.tasks import get_task
+
+    return pool_quality([(r, step_labels(get_task(r["task_id"]), r["steps"], cfg, seed))
+                         for r in rows if r["kind"] in ACTOR_KINDS])

@@ -36,7 +36,8 @@ RESULTS = {"compare@0", "report"}                                # read the eval
 PROBE = {"probe_reference", "probe_set", "probe"}                # what a pool is worth at decisions
 POOLS = {"tasks", "gt_pool", "collect", "reflect", "complete", "critic", "pool"}  # up to the hindsight pool
 ALL = POOLS | EVAL | RESULTS | PROBE | {"export"}
-WORLD = {"gt_pool", "collect", "complete", "critic"} | EVAL | PROBE  # every stage that steps the world
+# every stage that steps the world (pool: its samples replayed for the pool's quality)
+WORLD = {"gt_pool", "collect", "complete", "critic", "pool"} | EVAL | PROBE
 LLM = {"collect", "reflect", "complete", "critic"} | EVAL | {"probe_reference", "probe"}  # every stage that calls the LLM
 RELABEL_PROMPTS = {"reflect", "complete", "critic"}              # the relabeling calls
 
@@ -125,8 +126,8 @@ CODE_RERUNS: dict[str, set[str]] = {
     "flows/stages/comparisons.py": RESULTS | {"export"},  # export: its bootstrap params
     "flows/stages/report.py": {"report"},
     "flows/stages/report_html.py": {"report"},
-    "household/env.py": ALL - {"pool", "compare@0"},
-    "planner/relabel/stages.py": ALL - {"tasks", "pool"} - RESULTS,
+    "household/env.py": ALL - {"compare@0"},
+    "planner/relabel/stages.py": ALL - {"tasks"} - RESULTS,
     "pools/jsonl.py": ALL,
     "flows/runtime/stage.py": ALL - RESULTS - {"export"},  # compare, report and export run no items
     "flows/runtime/execution.py": ALL - RESULTS - {"export"},
@@ -275,7 +276,16 @@ def test_repro_runs_every_stage_and_pools_only_what_verifies(module_project) -> 
     # dropped by kind and reason, so that `dvc exp show` sets pool versions side by side.
     keys = {k for f in files.values() for k in f["data"]}
     assert keys == {"items", "ok", "failed", "episodes", "sr", "gc", "plw_sr", "plw_gc", "calls/subgoal",
-                    "llm_decided", "actor_gt", "actor_hind", "random", "chance", "hind-gt", "dropped"}, keys
+                    "llm_decided", "actor_gt", "actor_hind", "random", "chance", "hind-gt", "dropped", "progress"}, keys
+    # Each pool's quality: its own kind's share of progress steps, the headline of the manifest's labels.
+    for name in ("gt", "hindsight"):
+        man = read_json(module_project.path / f"data/pools/{name}.manifest.json", "manifest")
+        q = man["quality"][name]
+        assert files[f"metrics/pools/{name}.json"]["data"] == {"progress": q["progress"]}
+        assert q["samples"] == man["by_kind"].get(name, 0) and set(q["by_sample"]) == \
+            {r["id"] for r in read_jsonl(module_project.path / f"data/pools/{name}.jsonl", "sample").records
+             if r["kind"] == name}
+    assert files["metrics/pools/gt.json"]["data"]["progress"] > 0.5  # the expert's plans: mostly shortest steps
     probe = files["metrics/probe.json"]["data"]
     pair = read_json(module_project.path / "metrics/probe/actor_hind_vs_actor_gt.json", "probe_compare")
     assert probe["hind-gt"] == {"diff": pair["optimal_diff"], "p": pair["p"]}, probe

@@ -25,3 +25,20 @@ def test_added_removed_changed() -> None:
     assert "verified_share" in out["manifest_changes"]
     assert out["manifest_changes"]["models.reflect.model"] == {"a": "m", "b": "n"}  # who made it is compared too
     assert "+ " + c["id"] in d.to_text()
+
+
+def test_the_pools_quality_is_compared_by_kind_and_not_leaf_by_leaf() -> None:
+    from planner.probe.quality import pool_quality
+
+    a, b = sample("a"), sample("b")
+    q_old = pool_quality([(a, ["progress", "neutral"])])
+    q_new = pool_quality([(a, ["progress", "progress"]), (b, ["progress", "regress", "refused", "progress"])])
+    man_a = build_manifest("gt", [a], "sample", {}, None, quality=q_old)
+    man_b = build_manifest("gt", [a, b], "sample", {}, None, quality=q_new)
+    d = diff_pools("gt", "HEAD", [a], man_a, "workspace", [a, b], man_b)
+    assert d.to_json()["quality"] == {"gt": {"a": 0.5, "b": 0.6667}}  # no hindsight samples on either side
+    assert not any(k.startswith("quality") for k in d.manifest_changes)
+    assert "quality, gt samples' steps that lower the expert's cost-to-go: 50% -> 67%" in d.to_text()
+    # a manifest written before the pool's quality was measured
+    old = diff_pools("gt", "HEAD", [a], build_manifest("gt", [a], "sample", {}, None), "workspace", [a, b], man_b)
+    assert "not measured -> 67%" in old.to_text()
