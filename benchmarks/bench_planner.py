@@ -19,7 +19,7 @@ that reads the hindsight pool once per named pool (`hindsight@big`; a missing FI
 run with the first pool's on the same tasks: the episode SR of a pool against another, under one planner. Each
 variant gets a fresh response cache (temporary folder)
 and a fresh server, so every call is paid and no prompt prefix is kept from the variant before. Prints per variant:
-the planner, SR and GC (ALFRED's definitions, pools/metrics.py) overall and per type, the share of executed sub-goals
+the planner, SR and GC (ALFRED's definitions, pools/analysis/metrics.py) overall and per type, the share of executed sub-goals
 the LLM chose among two or more offered ones, adapter accuracy per argument, the share of illegal answers, LLM calls
 and seconds per sub-goal; the pairs of `evaluate.compare` that both ran (2x2 table, McNemar's exact p); and two
 LLM-free floors under both planners on the same tasks (benchmarks/floors.py: true arguments, then a seeded random pick
@@ -66,7 +66,7 @@ def missed_targets(results: dict[str, dict[str, Any]]) -> list[str]:
 
 
 def _quality(rollouts: list[dict[str, Any]], timings: dict[str, Any]) -> dict[str, Any]:
-    from pools.metrics import adapter_accuracy, alfred_rates, cost, decided, group_by
+    from pools.analysis.metrics import adapter_accuracy, alfred_rates, cost, decided, group_by
     from pools.timing import speed
 
     m = [r["metrics"] for r in rollouts]

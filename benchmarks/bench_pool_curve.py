@@ -47,7 +47,7 @@ import yaml
 from benchmarks.bench_pipeline import project_copy, ran_stages
 from benchmarks.results import revision
 from flows.cli.cmd_profile import flatten, override_value
-from pools.probe_metrics import diff_text, interval, paired, summary
+from pools.analysis.probe_metrics import diff_text, interval, paired, summary
 from testing.harness import prefect_server
 
 ROOT = Path(__file__).resolve().parents[1]

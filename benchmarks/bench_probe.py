@@ -81,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     from planner.retrieval.grounding import Grounder
     from planner.search.assembly import make_actor
     from pools.jsonl import read_jsonl
-    from pools.probe_metrics import interval, paired, paired_text, summary
+    from pools.analysis.probe_metrics import interval, paired, paired_text, summary
     from pools.records import CriticSample, Sample
 
     params = load_params(args.params)

@@ -26,7 +26,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pools.probe_metrics import diff_text, interval
+from pools.analysis.probe_metrics import diff_text, interval
 
 ROOT = Path(__file__).resolve().parents[1]
 KEPT = ROOT / "benchmarks" / "results"
@@ -62,8 +62,8 @@ def kind_of(data: dict[str, Any]) -> str:
 
 
 def paired_row(a: str, rows_a: list[dict[str, Any]], b: str, rows_b: list[dict[str, Any]]) -> dict[str, Any]:
-    """Two variants' episodes paired on their common tasks (pools.compare: task bootstrap, McNemar)."""
-    from pools.compare import compare
+    """Two variants' episodes paired on their common tasks (pools.analysis.compare: task bootstrap, McNemar)."""
+    from pools.analysis.compare import compare
 
     c = compare(a, rows_a, b, rows_b, samples=2000)
     return {"tasks": c["tasks"], **{k: c["all"][k] for k in ("a", "b", "sr_diff", "sr_diff_ci", "gc_diff", "table",

@@ -3,7 +3,7 @@
 Path length is measured in sub-goals executed (failed ones included), the unit the planner acts in; the expert's
 length is the number of sub-goals in its plan. ALFRED's weighting: w = min(1, expert_len / agent_len) per episode.
 Over episodes (SR, GC = sum met / sum total, PLW = sum(x_i * w_i * expert_len_i) / sum(expert_len_i)) the one
-implementation is pools/metrics.py, which works on the rollout records that carry these numbers.
+implementation is pools/analysis/metrics.py, which works on the rollout records that carry these numbers.
 """
 from __future__ import annotations
 

@@ -459,7 +459,7 @@ class ProbeRates(Contract):
 
 class ProbeMetrics(ProbeRates):
     """Over the probe states it answered: the optimal-pick rate and the mean regret with 95% intervals that
-    resample tasks (pools/probe_metrics.py), the mean progress; overall, by state kind and by task type."""
+    resample tasks (pools/analysis/probe_metrics.py), the mean progress; overall, by state kind and by task type."""
 
     model_config = _artifact("One probe configuration's figures (metrics/probe/<config>.json)", "2.0.0",
                              extra="forbid")
@@ -529,7 +529,7 @@ class ProbeHeadline(RootModel[dict[str, Rate | PairHeadline | DroppedCounts | No
 
 class EvalMetrics(Contract):
     """Only what `dvc metrics show` should list, one row per variant and split: the episode count, ALFRED's SR,
-    GC, PLW SR and PLW GC (pools/metrics.py), LLM calls per planned sub-goal and the share of executed sub-goals
+    GC, PLW SR and PLW GC (pools/analysis/metrics.py), LLM calls per planned sub-goal and the share of executed sub-goals
     the LLM chose among two or more offered ones (wall seconds change on every run, so they are not a metric:
     `hindsight timing` and the report show them from details/timing/). Keys are short because each is a column of
     that table. Per type, per role and the rest: details/eval/<variant>.json (eval_details)."""
@@ -549,7 +549,7 @@ class EvalMetrics(Contract):
 
 
 class AlfredRates(Contract):
-    """ALFRED's rates of a group of episodes (pools/metrics.py alfred_rates)"""
+    """ALFRED's rates of a group of episodes (pools/analysis/metrics.py alfred_rates)"""
 
     model_config = OPEN
 
@@ -575,7 +575,7 @@ class EpisodeCost(Contract):
 
 
 class GroupFigures(EpisodeCost, AlfredRates):
-    """ALFRED's rates of a group of episodes (pools/metrics.py alfred_rates) and what the same episodes always cost
+    """ALFRED's rates of a group of episodes (pools/analysis/metrics.py alfred_rates) and what the same episodes always cost
     (no measured seconds: those are in details/timing/evaluate-<variant>.jsonl, and their per-sub-goal figure in
     the DVC metric)"""
 
@@ -587,7 +587,7 @@ class SplitFigures(GroupFigures):
 
 
 class Decided(Contract):
-    """who chose the executed sub-goals (pools/metrics.py decided): the LLM among two or more, a scaffold rule, a
+    """who chose the executed sub-goals (pools/analysis/metrics.py decided): the LLM among two or more, a scaffold rule, a
     single legal option, the expert"""
 
     model_config = OPEN

@@ -12,7 +12,7 @@ from typing import Any, Mapping, Sequence
 
 import yaml
 
-from pools.probe_metrics import config_text
+from pools.analysis.probe_metrics import config_text
 from pools.schemas import load_schema
 
 # How each kind of sample is checked before it is pooled (pool, kind) -> text.

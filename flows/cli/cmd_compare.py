@@ -67,7 +67,7 @@ def _compare(args: argparse.Namespace) -> int:
     from flows.runtime.params import ParamsError, load_params
     from flows.runtime.workspace import project_dir
     from flows.stages.comparisons import bootstrap
-    from pools.compare import CompareError, compare, to_text
+    from pools.analysis.compare import CompareError, compare, to_text
     from pools.jsonl import RecordError, atomic_write_text
     from pools.versions import VersionError
 
@@ -81,7 +81,7 @@ def _compare(args: argparse.Namespace) -> int:
     try:
         render = to_text
         if args.probe:
-            from pools.probe_metrics import paired, paired_text
+            from pools.analysis.probe_metrics import paired, paired_text
 
             result = paired(args.a, load_picks(repo, args.a), args.b, load_picks(repo, args.b), samples, seed)
             render = paired_text

@@ -99,7 +99,7 @@ def probe_figures(repo: Any, rev_a: str, rev_b: str) -> dict[str, Any]:
     """What the probe said of each version (data/probe/picks.jsonl there): each configuration's figures, and
     Actor_hind of B vs of A paired on the states both answered; a note where a version has no probe."""
     from pools.jsonl import RecordError
-    from pools.probe_metrics import config_text, paired, paired_text, summaries
+    from pools.analysis.probe_metrics import config_text, paired, paired_text, summaries
     from pools.versions import PROBE_PICKS, VersionError, load_records
 
     samples, seed = _bootstrap()

@@ -15,7 +15,7 @@ from prefect import flow, get_run_logger
 from flows.runtime.declared import output
 from flows.runtime.params import ParamsError, load_params, on_bad, section, stage_params
 from flows.runtime.workspace import project_dir
-from pools.compare import CompareError, compare
+from pools.analysis.compare import CompareError, compare
 from pools.jsonl import read_jsonl, write_json
 
 SEP = "_vs_"

@@ -20,7 +20,7 @@ from planner.loop.episode import run_episode
 from planner.retrieval.examples import ExamplePools
 from planner.variants import Variant
 from pools.jsonl import atomic_write_text, read_jsonl, write_json
-from pools.metrics import details, headline, sr_by_type_rows
+from pools.analysis.metrics import details, headline, sr_by_type_rows
 from pools.select import at_most, stratified
 
 

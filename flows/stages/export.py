@@ -25,7 +25,7 @@ from planner.views.rows import VIEWS, view_rows
 from pools.card import Author, CardFacts, Source, card_body
 from pools.dataset import write_dataset
 from pools.jsonl import RecordError
-from pools.probe_metrics import summaries
+from pools.analysis.probe_metrics import summaries
 from pools.versions import PROBE_PICKS, WORKSPACE, VersionError, load_pool, load_records, resolve_rev, text_at
 
 POOLS = ("gt", "hindsight")

@@ -31,7 +31,7 @@ from planner.retrieval.grounding import Grounder
 from planner.search.assembly import make_actor
 from planner.variants import Variant
 from pools.jsonl import read_json, read_jsonl, write_json
-from pools.probe_metrics import headline, paired, summary
+from pools.analysis.probe_metrics import headline, paired, summary
 from pools.records import ProbeState
 
 STATES = output("probe_set")

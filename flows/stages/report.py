@@ -15,9 +15,9 @@ from flows.stages.comparisons import bootstrap, pair_name, pairs
 from flows.stages.report_data import ReportData, VariantView
 from flows.stages.report_html import render
 from household.tasks import SPLITS, load_tasks
-from pools.compare import CompareError, compare
+from pools.analysis.compare import CompareError, compare
 from pools.jsonl import RecordError, atomic_write_text, read_json, read_jsonl
-from pools.metrics import alfred_rates, cost, decided, group_by, intervals
+from pools.analysis.metrics import alfred_rates, cost, decided, group_by, intervals
 from pools.timing import by_id, speed
 
 OUT = "report/index.html"

@@ -1,6 +1,6 @@
 """Render ReportData (flows/stages/report.py) as one self-contained HTML page: inline CSS and SVG, no script, no network.
 
-Presentation only: every number comes from pools/metrics.py and pools/compare.py through ReportData.
+Presentation only: every number comes from pools/analysis/metrics.py and pools/analysis/compare.py through ReportData.
 """
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from html import escape
 from typing import Any, Iterable, Sequence
 
 from flows.stages.report_data import ReportData, VariantView
-from pools.probe_metrics import interval, p_text
+from pools.analysis.probe_metrics import interval, p_text
 
 # Colour-blind-safe palette (Paul Tol's "bright"), one colour per variant in every chart.
 PALETTE = ("#4477AA", "#EE6677", "#228833", "#CCBB44", "#66CCEE", "#AA3377", "#BBBBBB")
@@ -76,7 +76,7 @@ def _ci_or_n(ci: Sequence[float] | None) -> str:
 
 
 def _diff(d: float, ci: Sequence[float] | None) -> str:
-    if ci is None:  # too few tasks for an interval (pools/probe_metrics.py MIN_TASKS)
+    if ci is None:  # too few tasks for an interval (pools/analysis/probe_metrics.py MIN_TASKS)
         return f'{100 * d:+.1f} <span class="ci">(n only)</span>'
     # An interval that excludes 0 is marked: the difference is unlikely to be chance at the 95% level.
     sig = ci[0] > 0 or ci[1] < 0
@@ -397,7 +397,7 @@ def render(data: "ReportData") -> str:
 <main>
 {notes}
 <section id="variants"><h2>Variants</h2>
-<p class="note">ALFRED's metrics (pools/metrics.py): SR = solved / episodes; GC = goal conditions met / all goal
+<p class="note">ALFRED's metrics (pools/analysis/metrics.py): SR = solved / episodes; GC = goal conditions met / all goal
 conditions, summed over episodes; PLW = path-length weighted by the expert's plan length. In brackets: 95% bootstrap
 interval over episodes ({b['samples']} resamples, seed {b['seed']}). Planner: paper = the few-shot planner
 (<code>planner.scaffold: none</code>: the LLM chooses among every legal sub-goal); scaffold = our rules for a small

@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from pools.jsonl import write_jsonl
-from tests.pools.test_compare import A, B, outcomes
+from tests.pools.analysis.test_compare import A, B, outcomes
 from tests.repos import BIN, ENV, init_repo, sh
 
 
@@ -49,7 +49,7 @@ def test_a_variant_at_another_revision_through_dvc(repo: Path, tmp_path: Path) -
     proc = compare(repo, "hindsight", "no_hindsight@v1", "--json", "--out", str(dest))
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
-    # v1's no_hindsight (B of tests/pools/test_compare.py), not the workspace's
+    # v1's no_hindsight (B of tests/pools/analysis/test_compare.py), not the workspace's
     assert out["b"] == "no_hindsight@v1" and out["all"]["table"] == {"both": 2, "only_a": 4, "only_b": 0, "neither": 2}
     assert json.loads(dest.read_text()) == out
     same = json.loads(compare(repo, "no_hindsight@v1", "no_hindsight@HEAD", "--json").stdout)

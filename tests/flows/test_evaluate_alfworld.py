@@ -19,7 +19,7 @@ from llm.scripted import ScriptedEndpoint
 from planner.relabel.gt_samples import build_gt_samples
 from planner.variants import PRESETS
 from pools.jsonl import read_jsonl, write_jsonl
-from pools.metrics import details
+from pools.analysis.metrics import details
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = games_dir("alfworld_samples")

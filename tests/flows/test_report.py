@@ -84,8 +84,8 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
     for name, recs in (("gt", gt), ("hindsight", hs)):
         write_json(root / "data" / "pools" / f"{name}.manifest.json", build_manifest(name, recs, "sample", {}),
                    "manifest")
-    # The probe's figures, as the probe stage writes them (pools/probe_metrics.py over hand-made picks).
-    from pools.probe_metrics import paired, summary
+    # The probe's figures, as the probe stage writes them (pools/analysis/probe_metrics.py over hand-made picks).
+    from pools.analysis.probe_metrics import paired, summary
 
     picks = {c: [{"state_id": f"ps-{i}", "task_id": t.id, "task_type": t.task_type, "kind": "recovery",
                   "optimal": (i + (c == "actor_gt")) % 2 == 0, "regret": i % 3, "progress": 1}
@@ -127,7 +127,7 @@ def test_page_holds_every_part(page: str, workspace: Path) -> None:
 
 def test_numbers_match_the_metrics_implementation(page: str, workspace: Path) -> None:
     from pools.jsonl import read_jsonl
-    from pools.metrics import alfred_rates
+    from pools.analysis.metrics import alfred_rates
 
     rows = read_jsonl(workspace / "data" / "eval" / "hindsight.jsonl", "rollout").records
     rates = alfred_rates(rows)

@@ -11,8 +11,8 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from pools.metrics import group_by
-from pools.stats import bootstrap_ci, mcnemar_exact, ratio, sign_flip_p
+from pools.analysis.metrics import group_by
+from pools.analysis.stats import bootstrap_ci, mcnemar_exact, ratio, sign_flip_p
 
 MIN_TASKS = 3  # resampling one or two tasks gives a "95%" interval of zero width: below this, n and no interval
 

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import pytest
 
-from pools.compare import CompareError, compare, to_text
+from pools.analysis.compare import CompareError, compare, to_text
 from pools.schemas import violations
-from pools.stats import bootstrap_ci, mcnemar_exact
-from tests.pools.test_metrics import episode
+from pools.analysis.stats import bootstrap_ci, mcnemar_exact
+from tests.pools.analysis.test_metrics import episode
 
 
 def outcomes(results: list[tuple[bool, int]], split_at: int = 4) -> list[dict]:

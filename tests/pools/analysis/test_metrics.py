@@ -5,7 +5,7 @@ from typing import Any
 
 import pytest
 
-from pools.metrics import alfred_rates, cost, decided, details, headline, sr_by_type_rows
+from pools.analysis.metrics import alfred_rates, cost, decided, details, headline, sr_by_type_rows
 from pools.schemas import violations
 from pools.timing import Timed, by_id, speed, timing_row
 

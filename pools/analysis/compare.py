@@ -8,8 +8,8 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from pools.metrics import alfred_rates, decided, group_by
-from pools.stats import bootstrap_ci, mcnemar_exact, ratio
+from pools.analysis.metrics import alfred_rates, decided, group_by
+from pools.analysis.stats import bootstrap_ci, mcnemar_exact, ratio
 
 Row = Mapping[str, Any]
 

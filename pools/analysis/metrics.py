@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any, Callable, Iterable, Mapping, TypeVar
 
-from pools.stats import bootstrap_ci, ratio
+from pools.analysis.stats import bootstrap_ci, ratio
 
 Row = Mapping[str, Any]
 T = TypeVar("T")

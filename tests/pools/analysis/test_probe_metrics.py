@@ -1,12 +1,12 @@
-"""The probe's figures (pools/probe_metrics.py) on constructed picks whose answer is known: intervals that resample
+"""The probe's figures (pools/analysis/probe_metrics.py) on constructed picks whose answer is known: intervals that resample
 tasks, no interval below three tasks, random's exact rate, and a paired p-value that respects tasks (clustered
 data whose state-level McNemar test is significant and whose task-level test is not)."""
 from __future__ import annotations
 
 import numpy as np
 
-from pools.probe_metrics import MIN_TASKS, headline, paired, paired_text, rates, summary
-from pools.stats import bootstrap_ci, mcnemar_exact, sign_flip_p
+from pools.analysis.probe_metrics import MIN_TASKS, headline, paired, paired_text, rates, summary
+from pools.analysis.stats import bootstrap_ci, mcnemar_exact, sign_flip_p
 
 SAMPLES, SEED = 4000, 0
 
