@@ -324,7 +324,8 @@ def ladder_section(d: dict[str, Any]) -> list[str]:
               "|---|---|---|---|---|---|---|---|---|---|"]
     for name, r in d["rungs"].items():
         for group in ("all", "recovery", "on_policy"):
-            if group not in r["vs_empty"]:
+            # a kind that is every state repeats the "all" row
+            if group not in r["vs_empty"] or (group != "all" and d["kinds"].get(group) == d["states"]):
                 continue
             f = {c: v if group == "all" else v["by_kind"][group] for c, v in r["figures"].items()}
             ve, vg = r["vs_empty"][group], r["vs_gt"][group]
