@@ -67,7 +67,7 @@ def _checked(obj: Any, schema: str) -> tuple[str | None, Any]:
 
 
 def _model_problem(exc: ValidationError) -> str:
-    # A rule of the model its schema file cannot state (none today): the model's own words.
+    # A rule of the model its schema file does not state (strict types: 2.0 is no integer here): its own words.
     error = exc.errors(include_url=False)[0]
     where = "/".join(str(p) for p in error["loc"])
     return f"field '{where or '<record>'}': {error['msg']}"
