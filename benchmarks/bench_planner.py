@@ -243,8 +243,8 @@ def main(argv: list[str] | None = None) -> int:
             for i, task in enumerate(picked, 1):
                 mark, t1 = client.usage.snapshot(), time.perf_counter()
                 r = run_episode(task, spec, run_pools, client, cfg, scene=scenes.get(task.id))
-                eps.append(r.to_dict())
-                timings[r.id] = timing_row(task.id, Timed(eps[-1], time.perf_counter() - t1,
+                eps.append(r.model_dump())
+                timings[r.id] = timing_row(task.id, Timed(r, time.perf_counter() - t1,
                                                           client.usage.summary(since=mark)))
                 actions = r.metrics.get("alfworld_actions")
                 print(f"{run_name} {i}/{len(picked)} {task.task_type}: success={r.success} gc={r.gc:.2f} "

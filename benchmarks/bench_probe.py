@@ -147,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
              "figures": f, "seconds": f["seconds"]} for c, f in figures.items()], args.test_reason or "", commit))
         print(f"test ledger: {len(figures)} rows appended to {LEDGER} ({held} in all); commit it", file=sys.stderr)
     if args.out:
-        Path(args.out).write_text(json.dumps({**out, "states_rows": [s.to_dict() for s in states], "picks": picks},
+        Path(args.out).write_text(json.dumps({**out, "states_rows": [s.model_dump() for s in states], "picks": picks},
                                              indent=1) + "\n")
     if args.json:
         print(json.dumps(out, indent=1))

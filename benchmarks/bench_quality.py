@@ -27,13 +27,13 @@ def main(argv: list[str] | None = None) -> int:
     from household.tasks import get_task
     from planner.config import PlannerConfig
     from planner.probe.quality import ACTOR_KINDS, pool_quality, step_labels
-    from pools.jsonl import read_jsonl
+    from pools.jsonl import read_records
 
     params = load_params(args.params)
     cfg = PlannerConfig.from_params({k: params[k] for k in ("world", "retrieval", "planner")}, scaffold="none")
-    rows = [r for p in args.pools for r in read_jsonl(p, "sample").records if r["kind"] in ACTOR_KINDS]
+    rows = [r for p in args.pools for r in read_records(p, "sample").records if r.kind in ACTOR_KINDS]
     t0 = time.perf_counter()
-    labeled = [(r, step_labels(get_task(r["task_id"]), r["steps"], cfg, cfg.world.seed)) for r in rows]
+    labeled = [(r, step_labels(get_task(r.task_id), r.steps, cfg, cfg.world.seed)) for r in rows]
     seconds = time.perf_counter() - t0
     quality = pool_quality(labeled)
     if args.json:
@@ -44,7 +44,7 @@ def main(argv: list[str] | None = None) -> int:
         for tt, t in q["by_type"].items():
             print(f"  {tt}: {t['samples']} samples, steps {t['steps']}, progress {t['progress']:.0%}")
     for r, labels in labeled:
-        print(f"  {r['kind']:9s} {r['id']} {r['task_type']}: {''.join(x[0] if x != 'refused' else 'x' for x in labels)}")
+        print(f"  {r.kind:9s} {r.id} {r.task_type}: {''.join(x[0] if x != 'refused' else 'x' for x in labels)}")
     print(f"{len(rows)} samples labeled in {seconds:.1f} s")
     return 0
 

@@ -56,7 +56,7 @@ def _relabel(rollouts, pools, experts, client, cfg, critic_k: int, pool_rows: li
         cex = pools.retrieve("critic_gt", ro.instruction, critic_k, exclude_task=task.id)
         cs = critic_sample(ro, refl, task, client, cfg, examples=cex, expert=expert)
         if pool_rows is not None:  # what the `pool` stage would keep of this rollout
-            pool_rows += select([comp.to_dict()] if comp else [], [cs.to_dict()], cfg.relabel.keep_unverified)
+            pool_rows += select([comp] if comp else [], [cs], cfg.relabel.keep_unverified)
         usage = client.usage.summary(since=mark)
         rows.append({"task_id": ro.task_id, "task_type": ro.task_type, "verified": verified, "rounds": rounds,
                      "repairs": rounds - 1, "critic_match": cs.verified,
@@ -114,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
     practice = practice_variant(params)
     # As the collect stage: practice runs capped at collect.max_subgoals.
     cfg = PlannerConfig.from_params(params, variant=practice).capped(params["collect"].get("max_subgoals"))
-    samples = practice_samples([s.to_dict() for s in gt], per_type)
+    samples = practice_samples(gt, per_type)
     cache = tempfile.mkdtemp(prefix="bench-relabel-")
     params = {**params, "llm": dict(params["llm"])}
     from flows.runtime.llm_stage import llm_client
@@ -123,25 +123,24 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     try:
         if args.rollouts:
-            rollouts = [Rollout.from_dict(json.loads(line)) for line in Path(args.rollouts).read_text().splitlines()]
+            rollouts = [Rollout.model_validate_json(line) for line in Path(args.rollouts).read_text().splitlines()]
             collect_s = 0.0
         else:
             rollouts = []
             for s in samples:
-                rollouts.append(collect_rollout(get_task(s["task_id"]), practice, pools, client, cfg,
-                                                leave_out=s["id"]))
-                print(f"collect {len(rollouts)}/{len(samples)}: {s['task_type']} success={rollouts[-1].success} "
+                rollouts.append(collect_rollout(get_task(s.task_id), practice, pools, client, cfg, leave_out=s.id))
+                print(f"collect {len(rollouts)}/{len(samples)}: {s.task_type} success={rollouts[-1].success} "
                       f"{len(rollouts[-1].steps)} steps", file=sys.stderr, flush=True)
             collect_s = time.perf_counter() - started
         if args.save_rollouts:
-            Path(args.save_rollouts).write_text("".join(json.dumps(r.to_dict()) + "\n" for r in rollouts))
+            Path(args.save_rollouts).write_text("".join(json.dumps(r.model_dump()) + "\n" for r in rollouts))
         critic_k = int(params["relabel"].get("critic_examples", 2))
-        pool_rows: list[dict[str, Any]] = []
+        pool_rows: list[Any] = []
         runs = [_relabel(rollouts, pools, experts, client, cfg.replace(show_expert=show), critic_k,
                          pool_rows if show else None)
                 for show in (True, False)]
         if args.save_pool:
-            Path(args.save_pool).write_text("".join(json.dumps(r) + "\n" for r in pool_rows))
+            Path(args.save_pool).write_text("".join(json.dumps(r.model_dump()) + "\n" for r in pool_rows))
     finally:
         client.close()
     out = {"model": {r: client.model_id_for(r) for r in ("actor", "reflect", "complete", "critic_sample")},

@@ -156,7 +156,7 @@ def hindsight_pool(ws: Path) -> None:
             s = Sample.new(kind="hindsight", task_id=r["task_id"], task_type=r["task_type"],
                            instruction=r["instruction"], args=r["args"], steps=[r["steps"][-1], *r["steps"]],
                            verified=True, source="bench", reasons=["not possible yet"] + [""] * len(r["steps"]))
-            out.append(json.dumps(s.to_dict(), sort_keys=True))
+            out.append(json.dumps(s.model_dump(), sort_keys=True))
     (ws / "data/pools/hindsight.jsonl").write_text("".join(line + "\n" for line in out), encoding="utf-8")
 
 

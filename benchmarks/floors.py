@@ -52,5 +52,5 @@ def floor_rollouts(tasks: Iterable[Any], params: dict[str, Any], scaffold: str, 
 
         with tempfile.TemporaryDirectory() as cache, ScriptedEndpoint(answer) as ep, \
                 LLMClient(replace(ep.settings(), constrain="grammar"), cache_dir=Path(cache)) as client:
-            out.append(run_episode(task, variant, pools, client, cfg).to_dict())
+            out.append(run_episode(task, variant, pools, client, cfg).model_dump())
     return out

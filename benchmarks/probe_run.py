@@ -17,10 +17,11 @@ def probe_pools(params: dict[str, Any], hindsight_pool: Path | None) -> tuple[An
     hindsight actor and critic samples read from `hindsight_pool` (none when it is None or missing)."""
     from benchmarks.sample import gt_pool
     from planner.retrieval.examples import ExamplePools
-    from pools.jsonl import read_jsonl
+    from pools.jsonl import read_records
 
     gt, critic = gt_pool(params)
-    rows = read_jsonl(hindsight_pool, "sample").records if hindsight_pool is not None and hindsight_pool.exists() else []
+    found = hindsight_pool is not None and hindsight_pool.exists()
+    rows = read_records(hindsight_pool, "sample").records if found else []
     read = ExamplePools.from_records(rows)  # hindsight samples (and corrections, where pooled), critic samples
     critic = [*critic, *read.critic]
     return ExamplePools(gt=gt, hind=list(read.hind), critic=critic), ExamplePools(gt=gt, hind=[], critic=critic)
@@ -53,7 +54,7 @@ def answer(configs: Sequence[str], states: Sequence[Any], pools: Any, empty: Any
                     actor = make_actor(ACTOR_POOL[config], task, empty if config == "actor_hind_empty" else pools,
                                        client, cfg, grounder)
                     pick = actor_pick(actor, task, state, cfg, seed) or "Stop"
-                rows.append({**scored(state, config, pick).to_dict(), "wrong": state.wrong})
+                rows.append({**scored(state, config, pick).model_dump(), "wrong": state.wrong})
             picks[config], seconds[config] = rows, time.perf_counter() - t0
             print(f"{config}: done in {seconds[config]:.0f} s", file=sys.stderr, flush=True)
     return picks, seconds

@@ -54,8 +54,7 @@ def load_frozen(name: str = "test", folder: Path = SETS_DIR, pinned: dict[str, s
                 ) -> tuple[dict[str, Any], list[Any]]:
     """A frozen set's manifest and states, or ChangedSet when its rows' digest is not the one pinned in FROZEN (any
     changed, added, dropped or reordered state changes it)."""
-    from pools.jsonl import read_json, read_jsonl
-    from pools.records import ProbeState
+    from pools.jsonl import as_record, read_json, read_jsonl
 
     pinned = FROZEN if pinned is None else pinned
     manifest = read_json(folder / f"{name}.json", "probe_set")
@@ -65,7 +64,7 @@ def load_frozen(name: str = "test", folder: Path = SETS_DIR, pinned: dict[str, s
         raise ChangedSet(f"{folder / name}.jsonl: its rows' digest {got[:12]} is not the one pinned for {name!r} "
                          f"in benchmarks/probe_sets.py FROZEN ({pinned.get(name, 'none')[:12]}): a frozen set is "
                          f"never changed; build another under a new name")
-    return manifest, [ProbeState.from_dict(r) for r in rows]
+    return manifest, [as_record(r, "probe_state") for r in rows]
 
 
 def drawn_states(name: str, params: dict[str, Any], split: str, per_type: int, states_per_task: int
@@ -86,7 +85,7 @@ def drawn_states(name: str, params: dict[str, Any], split: str, per_type: int, s
     gt, _ = gt_pool(params)
     cfg = PlannerConfig.from_params(params, scaffold="none")
     rows = [{"id": t.id, "split": t.split, "task_type": t.task_type} for t in load_tasks(split)]
-    tasks = probe_tasks(rows, [s.to_dict() for s in gt], split, per_type, seed,
+    tasks = probe_tasks(rows, gt, split, per_type, seed,
                         "dev" if name == "dev" else "heldout")
     states, drops = [], []
     for t in tasks:
@@ -114,7 +113,7 @@ def outside_test(task_ids: Sequence[str], what: str, folder: Path = SETS_DIR) ->
                          f"answer those only with --set test")
 
 
-def frozen_set_tasks(gt_rows: Sequence[dict[str, Any]], spec: dict[str, Any]) -> list[Any]:
+def frozen_set_tasks(gt_rows: Sequence[Any], spec: dict[str, Any]) -> list[Any]:
     """The test set's tasks: `per_type` of each type of held-out valid_unseen tasks the expert solves, one trial per
     spec, outside the dev set and the gt pool (whose tasks the practice runs also use)."""
     from household.expert import solve
@@ -158,7 +157,7 @@ def run_reference(tasks: Sequence[Any], params: dict[str, Any], cap: int) -> dic
     episodes = []
     with llm_client(params) as client:
         for t in tasks:
-            rollout = run_episode(t, variant, pools, client, cfg).to_dict()
+            rollout = run_episode(t, variant, pools, client, cfg)
             episodes.append({"task_id": t.id, "executed": executed_subgoals(rollout)})
             print(f"  reference {t.id}: {len(episodes[-1]['executed'])} sub-goals, "
                   f"{time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
@@ -184,7 +183,7 @@ def build(name: str, params: dict[str, Any], spec: dict[str, Any] = TEST, folder
         raise SystemExit(f"{folder / name}.json(l) exists: a frozen set is never rebuilt in place; choose a new name")
     seed = int(params["world"]["seed"])
     gt, _ = gt_pool(params)
-    tasks = frozen_set_tasks([s.to_dict() for s in gt], spec)
+    tasks = frozen_set_tasks(gt, spec)
     if reference is None:
         reference = run_reference(reference_of(tasks, spec), params, int(spec["reference_max_subgoals"]))
     cfg = PlannerConfig.from_params({"world": params["world"]})
@@ -200,7 +199,7 @@ def build(name: str, params: dict[str, Any], spec: dict[str, Any] = TEST, folder
                                         cfg, seed, random.Random(f"{spec['seed']}:on_policy:{ep['task_id']}"), {})
         states += got
         drops.append(("on_policy", dropped))
-    rows = [s.to_dict() for s in states]
+    rows = [s.model_dump() for s in states]
     by_type: dict[str, dict[str, int]] = {}
     for s in states:
         by_type.setdefault(s.task_type, {"recovery": 0, "on_policy": 0})[s.kind] += 1

@@ -8,9 +8,9 @@ field descriptions become the file's `$defs` and descriptions. Types marked with
 COMMON) and a record inside another (a completion's actor sample). JSON Schema keywords pydantic has no type
 for (propertyNames, if/then/else) are in json_schema_extra.
 
-The records of pools/records.py are dataclasses; their models here have the same fields in the same order
-(tests/pools/test_schema_gen.py). Records are checked against the files by pools/schemas.py (jsonschema): these
-models are the files' source, not a second validator.
+Here: the definitions every file shares and the models of the artifacts that are not records (tasks, metrics,
+manifests, views). The records' models are pools/records.py, and check records on write and read (pools/jsonl.py);
+the other artifacts are checked against their files by pools/schemas.py (jsonschema).
 """
 from __future__ import annotations
 
@@ -18,9 +18,9 @@ import typing
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, RootModel
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, GetCoreSchemaHandler, RootModel, model_validator
 from pydantic.json_schema import GetJsonSchemaHandler, JsonSchemaValue, SkipJsonSchema
-from pydantic_core import CoreSchema
+from pydantic_core import CoreSchema, core_schema
 
 # Every file's $id is under this base; a $ref between files is relative to it.
 BASE_URI = "https://hindsight-pools.local/schemas/"
@@ -53,6 +53,29 @@ class Description:
         return {**handler(core_schema), "description": self.text}
 
 
+@dataclass(frozen=True)
+class Plain:
+    """Annotated marker on a dict (or list) field: the value is checked as `shape`, whose JSON Schema the field has,
+    but kept as the plain JSON value it was given (the planner reads and passes these on as dicts)."""
+
+    shape: Any
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        """`shape`'s validation, returning its input; serialized as is."""
+        return core_schema.no_info_wrap_validator_function(
+            _checked, handler.generate_schema(self.shape),
+            serialization=core_schema.plain_serializer_function_ser_schema(_same))
+
+
+def _checked(value: Any, check: core_schema.ValidatorFunctionWrapHandler) -> Any:
+    check(value)
+    return value
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
 def _common(name: str) -> SchemaRef:
     return SchemaRef(f"common.schema.json#/$defs/{name}")
 
@@ -62,6 +85,14 @@ def _no_keys(*names: str) -> dict[str, Any]:
     return {"propertyNames": {"not": {"enum": list(names)}}}
 
 
+def _refuse(keys: Any, names: tuple[str, ...]) -> Any:
+    """`keys` unless it holds one of `names`: what _no_keys says in the schema, checked by a model."""
+    found = sorted(set(keys) & set(names))
+    if found:
+        raise ValueError(f"keys {found} are not allowed here (measured: details/timing/<stage>.jsonl)")
+    return keys
+
+
 def _artifact(title: str, version: str, **config: Any) -> ConfigDict:
     """Config of a top-level model (one schema file): its title and version, plus any other config."""
     extra = {"version": version, **config.pop("json_schema_extra", {})}
@@ -69,9 +100,10 @@ def _artifact(title: str, version: str, **config: Any) -> ConfigDict:
 
 
 class Contract(BaseModel):
-    """Base of the artifact models: a closed object (additionalProperties false) unless a model opens it."""
+    """Base of the artifact models: a closed object (additionalProperties false) unless a model opens it. Strict: a
+    model checks JSON types as its schema does (no "1" for 1, no 1 for true)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 OPEN = ConfigDict(extra="allow")
@@ -148,8 +180,14 @@ class LlmCounts(Contract):
     prompt_tokens: Count
     completion_tokens: Count
     by_role: dict[str, Any] = Field(default_factory=dict)
-    roles: dict[str, Annotated[dict[str, Any], Field(json_schema_extra=_no_keys(*MEASURED_USAGE))]] = Field(
+    roles: dict[str, Annotated[dict[str, Any], Field(json_schema_extra=_no_keys(*MEASURED_USAGE)),
+                               AfterValidator(lambda role: _refuse(role, MEASURED_USAGE))]] = Field(
         default_factory=dict)
+
+    @model_validator(mode="after")
+    def _unmeasured(self) -> "LlmCounts":
+        _refuse(self.model_extra or {}, MEASURED_USAGE)
+        return self
 
 
 Counts = Annotated[LlmCounts, _common("counts")]
@@ -171,235 +209,6 @@ def common_defs() -> dict[str, Any]:
 
 Split = Literal["train", "valid_seen", "valid_unseen"]
 ProbeKind = Literal["recovery", "on_policy"]
-
-# --- pool records -----------------------------------------------------------------------------------------------
-
-
-class ActorSample(Contract):
-    """An actor example: a task's instruction, its seven arguments and a sub-goal sequence that solves it
-    (pools.records.Sample)."""
-
-    model_config = _artifact("An actor example (kind gt or hindsight)", "1.1.0")
-
-    id: Id
-    kind: Literal["gt", "hindsight"]
-    task_id: Id
-    task_type: TaskType
-    instruction: Annotated[str, Field(min_length=1, max_length=2000)]
-    args: Args
-    steps: Annotated[list[Subgoal], Field(min_length=1, max_length=200)]
-    verified: bool
-    source: Annotated[str, Field(max_length=300)]
-    reasons: Annotated[list[Annotated[str, Field(max_length=300)]], Field(
-        max_length=200, description="the world's failure reason of each step, parallel to steps ('' = succeeded); "
-                                    "empty = all succeeded")] = Field(default_factory=list)
-
-
-class CriticSample(Contract):
-    """A critic example: a (partial) plan for a task and its value a/b, goal conditions met / total
-    (pools.records.CriticSample)."""
-
-    model_config = _artifact("A critic example: a plan and its value a/b", "1.0.0")
-
-    id: Id
-    kind: Literal["critic"]
-    task_id: Id
-    task_type: TaskType
-    instruction: Annotated[str, Field(min_length=1, max_length=2000)]
-    steps: Annotated[list[Subgoal], Field(max_length=200)]
-    value_num: Count
-    value_den: Annotated[int, Field(ge=1)]
-    verified: bool
-    source: Annotated[str, Field(max_length=300)]
-
-
-CostToGo = Annotated[int, Field(ge=0)] | None
-
-
-class Correction(Contract):
-    """The state is the replay of `steps` from the task's start (scene seed world.seed, the practice run's); its last
-    step did not lower the expert's cost-to-go d (household/cost_to_go.py). `optimal` is every option of the paper
-    planner's legal set there (true arguments) with the least d after it; `shown` is the one an example shows as the
-    next step (pools.records.Correction; planner/probe/corrections.py)."""
-
-    model_config = _artifact("The expert's correction at a state of a practice run (data/relabel/corrections.jsonl; "
-                             "kind correction in a pool)", "1.0.0")
-
-    id: Id
-    kind: Literal["correction"]
-    task_id: Id
-    task_type: TaskType
-    instruction: Annotated[str, Field(min_length=1, max_length=2000)]
-    args: Args
-    source: Annotated[Id, Field(description="the practice rollout's id")]
-    steps: Annotated[list[Subgoal], Field(min_length=1, max_length=200)]
-    reasons: Annotated[list[Annotated[str, Field(max_length=500)]], Field(
-        max_length=200, description="the world's failure reason of each step, parallel to steps ('' = succeeded)")]
-    label: Annotated[Literal["refused", "neutral", "regress"], Field(
-        description="how the last step moved d (planner/probe/quality.py)")]
-    d: CostToGo
-    optimal: Annotated[list[Subgoal], Field(min_length=1, description="the legal options with the least d after "
-                                                                      "them, in legal order")]
-    shown: Annotated[Subgoal, Field(description="the next step an example shows (one of optimal)")]
-    shown_by: Annotated[Literal["task", "plan", "first"], Field(
-        description="the rule that picked `shown`, the first that applies: task, the first optimal option in legal "
-                    "order that names a class of the task's arguments; plan, the first step of the expert's shortest "
-                    "plan from the state; first, the first optimal option in legal order")]
-    robot_next: Annotated[str, Field(max_length=200, description="the step the robot took next ('' = none)")]
-
-
-class PoolRecord(Contract):
-    """A line of a pool: the schema by kind (critic_sample when kind is 'critic', correction when kind is
-    'correction', else actor_sample)."""
-
-    model_config = _artifact(
-        "A pool record (data/pools/*.jsonl): an actor sample, a critic sample when kind is 'critic', a correction "
-        "when kind is 'correction'", "1.1.0",
-        extra="allow", json_schema_extra={
-            "if": {"properties": {"kind": {"const": "critic"}}},
-            "then": {"$ref": BASE_URI + "critic_sample.schema.json"},
-            "else": {
-                "if": {"properties": {"kind": {"const": "correction"}}},
-                "then": {"$ref": BASE_URI + "correction.schema.json"},
-                "else": {"$ref": BASE_URI + "actor_sample.schema.json"},
-            },
-        })
-
-    kind: Literal["gt", "hindsight", "critic", "correction"]
-
-
-# --- relabeling records -----------------------------------------------------------------------------------------
-
-
-class Candidate(Contract):
-    """One of the beam's first actions with its best value."""
-
-    model_config = OPEN
-
-    subgoal: str
-    value: float | None
-
-
-class StepRecord(Contract):
-    """One executed sub-goal of a rollout: what was seen, predicted, considered, chosen and what happened."""
-
-    subgoal: Subgoal
-    ok: bool
-    reason: Annotated[str, Field(max_length=500)]
-    observation: Text
-    pddl_pred: dict[str, Any]
-    candidates: list[Candidate]
-    repeat_fail: Count
-    legal: Annotated[int, Field(ge=0, description="sub-goals the actors could answer from at this state (0: an "
-                                                  "expert step)")] = 0
-    chosen_by: Annotated[Literal["llm", "rule", "single", "expert", "none", ""], Field(
-        description="who chose the step: llm (among two or more offered), rule (the scaffold's rules left one of "
-                    "several), single (one legal), expert, none (nothing proposed); '' before this field")] = ""
-
-
-class Plw(Contract):
-    """Path-length-weighted success and goal conditions."""
-
-    model_config = OPEN
-
-    sr: float
-    gc: float
-
-
-class PerSubgoal(Contract):
-    """Figures per planned sub-goal (no measured seconds)."""
-
-    model_config = ConfigDict(extra="allow", json_schema_extra=_no_keys("seconds"))
-
-
-class EpisodeMetrics(Contract):
-    """measured wall-clock fields are not allowed here: they go to details/timing/<stage>.jsonl (timing schema),
-    so that the record is the same on every run"""
-
-    model_config = ConfigDict(extra="allow", json_schema_extra=_no_keys("seconds", "outside_llm_share"))
-
-    per_subgoal: PerSubgoal | SkipJsonSchema[None] = None
-
-
-class Rollout(Contract):
-    """One episode of a planner variant on a task (pools.records.Rollout)."""
-
-    model_config = _artifact("One episode of a planner variant on a task", "3.1.0")
-
-    id: Id
-    task_id: Id
-    task_type: TaskType
-    instruction: Annotated[str, Field(max_length=2000)]
-    split: Annotated[Literal[Split, "alfworld"], Field(
-        description="the task's ALFRED split, or 'alfworld' for a game of the ALFWorld backend "
-                    "(world.alfworld_games)")]
-    variant: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]{1,64}$", description=(
-        "the variant's name (params.yaml evaluate.variants, collect.variant, or a preset of planner.variants)"))]
-    seed: int
-    leave_out: str
-    success: bool
-    gc: Rate
-    gc_met: Annotated[int, Field(ge=0, description="goal conditions met at the end of the episode")]
-    gc_total: Annotated[int, Field(ge=0, description="goal conditions of the task (GC over episodes = sum gc_met / "
-                                                     "sum gc_total, as ALFRED)")]
-    expert_len: Annotated[int, Field(ge=0, description="the expert plan's length in sub-goals (PLW weights each "
-                                                       "episode by it, as ALFRED)")]
-    plw: Plw
-    steps: list[StepRecord]
-    metrics: EpisodeMetrics
-    llm: Counts
-
-
-class Reflection(Contract):
-    """The LLM's hindsight reflection on a rollout: the task rewritten from its arguments (phi) and a think text
-    (pools.records.Reflection)."""
-
-    model_config = _artifact("The LLM's reflection on a rollout", "1.0.0")
-
-    id: Id
-    rollout_id: Id
-    task_id: Id
-    phi: Annotated[str, Field(min_length=1, max_length=2000)]
-    think: Text
-
-
-class RoundFailure(Contract):
-    """A replay's first failed step: its index, sub-goal and the world's reason."""
-
-    step: Count
-    subgoal: Subgoal
-    reason: Annotated[str, Field(max_length=300)]
-
-
-class CompletionRound(Contract):
-    """One completion round: the LLM's answer, the sub-goals it added and their replay."""
-
-    round: Count
-    answer: Annotated[str, Field(max_length=4000)]
-    added: Annotated[list[Subgoal], Field(max_length=200)]
-    replay: dict[str, Any]
-    failure: Annotated[RoundFailure | None, Field(
-        description="the world's first failure among this round's steps (what the next round is told), or null")]
-
-
-class Completion(Contract):
-    """A rollout completed under a reflection, replayed in the world; `sample` is the hindsight actor sample
-    (pools.records.Completion)."""
-
-    model_config = _artifact("A rollout completed under a reflection and replayed in the world", "1.1.0")
-
-    id: Id
-    reflection_id: Id
-    rollout_id: Id
-    task_id: Id
-    steps: Annotated[list[Subgoal], Field(max_length=200)]
-    verified: bool
-    replay: dict[str, Any]
-    sample: Annotated[ActorSample, SchemaRef("actor_sample.schema.json")]
-    rounds: Annotated[list[CompletionRound], Field(
-        max_length=20, description="every completion round: round 0 is the first completion, each later one a "
-                                   "repair fed the previous replay's first failed step and reason")] = Field(
-        default_factory=list)
 
 
 class Task(Contract):
@@ -423,46 +232,6 @@ class Task(Contract):
 
 # --- the probe --------------------------------------------------------------------------------------------------
 
-
-class ProbeState(Contract):
-    """The state is the replay of `steps` from the task's start (scene seed world.seed); `legal` is the paper
-    planner's legal set there with the true arguments, `d` the expert's cost-to-go (household/cost_to_go.py: the
-    robot's own sub-goals, chosen knowing the scene), `d_options` the cost-to-go after each option (null: no plan
-    within the search's limit). Some option is strictly better than another (planner/probe/states.py drops the
-    rest and counts them)."""
-
-    model_config = _artifact("A decision state of the probe (data/probe/states.jsonl)", "1.0.0")
-
-    id: Id
-    task_id: Id
-    task_type: TaskType
-    split: Split
-    instruction: Annotated[str, Field(max_length=2000)]
-    kind: ProbeKind
-    wrong: Literal["walk", "pickup", "put", "refused", ""]
-    steps: Annotated[list[Subgoal], Field(max_length=200)]
-    legal: Annotated[list[Subgoal], Field(min_length=2)]
-    d: CostToGo
-    d_options: Annotated[list[CostToGo], Field(min_length=2)]
-
-
-class ProbePick(Contract):
-    """One configuration's answer at one probe state, scored by the expert's cost-to-go (pools.records.ProbePick)."""
-
-    model_config = _artifact("One configuration's pick at one probe state (data/probe/picks/<config>.jsonl)", "2.0.0")
-
-    id: Id
-    state_id: Id
-    config: Annotated[str, Field(pattern=r"^[A-Za-z0-9_]{1,64}$")]
-    task_id: Id
-    task_type: TaskType
-    kind: ProbeKind
-    pick: Subgoal
-    optimal: bool
-    progress: int
-    regret: Count
-    chance: Annotated[Rate, Field(description="random's optimal rate at the state, exact: the share of its options "
-                                              "that are optimal")]
 
 
 DroppedCounts = dict[ProbeKind, dict[Literal["ended", "one_option", "no_better"], Count]]

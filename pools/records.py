@@ -1,17 +1,22 @@
-"""Typed records of the pools: actor samples, critic samples, corrections, rollouts, reflections, completions.
+"""The pool records (actor samples, critic samples, corrections, rollouts, reflections, completions, probe states and
+picks) as pydantic models: the one type of each record, and the source of its JSON Schema (schemas/, written by
+pools/schema_gen.py; pools/artifacts.py holds the definitions they share and the other artifacts' models).
 
-Every record is a frozen dataclass of plain JSON types with `to_dict()` / `from_dict()` that round-trip, and a
-stable `id`: the content hash of the fields that define it (not of derived or measured fields such as timings).
-Records are built through their `new(...)` class methods, which compute the id. Pure data: no world, no LLM.
-Their JSON contract (schemas/) is generated from the pydantic models of pools/artifacts.py, which list the same
-fields in the same order (tests/pools/test_schema_gen.py): a field added here goes there too.
+A record has a stable `id`: the content hash of the fields that define it (not of derived or measured fields such as
+timings). Records are built through their `new(...)` class methods, which compute the id, and are built unchecked,
+as plain data: pools/jsonl.py checks a record against its model where it is written and where it is read, so a bad
+one fails with the file, line and field it breaks. Fields the planner reads as JSON (a task's arguments, a rollout's
+metrics, ...) stay plain dicts (`Plain`), checked against their model. Pure data: no world, no LLM.
 """
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass
-from typing import Any, ClassVar, TypeVar
+from typing import Annotated, Any, ClassVar, Literal
 
+from pydantic import ConfigDict, Field, model_validator
+from pydantic.json_schema import SkipJsonSchema
+
+from pools.artifacts import (BASE_URI, OPEN, Args, Contract, Count, Counts, Id, Plain, ProbeKind,
+                             Rate, SchemaRef, Split, Subgoal, TaskType, Text, _artifact, _no_keys, _refuse)
 from pools.ids import content_id
 
 ARG_KEYS: tuple[str, ...] = (
@@ -19,47 +24,35 @@ ARG_KEYS: tuple[str, ...] = (
     "object_state", "object_sliced", "two_objects",
 )
 
-R = TypeVar("R", bound="_Record")
+
+class Record(Contract):
+    """Base of the records: frozen once built."""
+
+    model_config = ConfigDict(frozen=True)
 
 
-class _Record:
-    """Shared JSON conversion for the flat records (nested records override `from_dict`)."""
-
-    @classmethod
-    def field_names(cls) -> tuple[str, ...]:
-        """Return the record's field names, in order (what the JSON Schema lists)."""
-        return tuple(f.name for f in dataclasses.fields(cls))  # type: ignore[arg-type]
-
-    def to_dict(self) -> dict[str, Any]:
-        """Return a plain-JSON dict (lists, not tuples)."""
-        return dataclasses.asdict(self)  # type: ignore[call-overload]
-
-    @classmethod
-    def from_dict(cls: type[R], data: dict[str, Any]) -> R:
-        """Build the record from `to_dict()` output; unknown keys are an error (schema drift shows early)."""
-        names = set(cls.field_names())
-        extra = set(data) - names
-        if extra:
-            raise ValueError(f"{cls.__name__}: unknown fields {sorted(extra)}")
-        return cls(**{k: data[k] for k in data})  # type: ignore[call-arg]
+# --- pool records -----------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Sample(_Record):
-    """An actor example: a task's instruction, its seven arguments and a sub-goal sequence that solves it."""
+class Sample(Record):
+    """An actor example: a task's instruction, its seven arguments and a sub-goal sequence that solves it
+    (pools.records.Sample)."""
 
-    id: str
-    kind: str  # 'gt' (expert plan) | 'hindsight' (relabeled rollout)
-    task_id: str
-    task_type: str
-    instruction: str
-    args: dict[str, Any]
-    steps: list[str]
+    model_config = _artifact("An actor example (kind gt or hindsight)", "1.1.0")
+
+    id: Id
+    kind: Literal["gt", "hindsight"]  # gt: an expert plan; hindsight: a relabeled rollout
+    task_id: Id
+    task_type: TaskType
+    instruction: Annotated[str, Field(min_length=1, max_length=2000)]
+    args: Annotated[dict[str, Any], Plain(Args)]
+    steps: Annotated[list[Subgoal], Field(min_length=1, max_length=200)]
     verified: bool  # replayed in the world from the task's initial state and reached the goal
-    source: str = ""  # gt: 'expert'; hindsight: the rollout id it was relabeled from
-    # The world's failure reason of each step, parallel to `steps` ('' = it succeeded); [] = every step succeeded.
+    source: Annotated[str, Field(max_length=300)]  # gt: 'expert'; hindsight: the rollout id it was relabeled from
     # Hindsight samples keep the robot's failed steps so Actor_hind's examples show how a plan recovers (§4.3).
-    reasons: list[str] = dataclasses.field(default_factory=list)
+    reasons: Annotated[list[Annotated[str, Field(max_length=300)]], Field(
+        max_length=200, description="the world's failure reason of each step, parallel to steps ('' = succeeded); "
+                                    "empty = all succeeded")] = Field(default_factory=list)
 
     PREFIX: ClassVar[dict[str, str]] = {"gt": "gt", "hindsight": "hs"}
 
@@ -76,29 +69,31 @@ class Sample(_Record):
                                "steps": list(steps), "source": source}
         if reasons:
             key["reasons"] = reasons
-        return cls(id=content_id(cls.PREFIX.get(kind, kind), key), kind=kind, task_id=task_id,
-                   task_type=task_type, instruction=instruction, args=dict(args), steps=list(steps),
-                   verified=verified, source=source, reasons=reasons)
+        return cls.model_construct(id=content_id(cls.PREFIX.get(kind, kind), key), kind=kind, task_id=task_id,
+                                   task_type=task_type, instruction=instruction, args=dict(args), steps=list(steps),
+                                   verified=verified, source=source, reasons=reasons)
 
     def trace(self) -> list[tuple[str, str]]:
         """(step, failure reason or '') pairs, in order."""
         return list(zip(self.steps, self.reasons or [""] * len(self.steps)))
 
 
-@dataclass(frozen=True)
-class CriticSample(_Record):
-    """A critic example: a (partial) plan for a task and its value a/b (goal conditions met / total)."""
+class CriticSample(Record):
+    """A critic example: a (partial) plan for a task and its value a/b, goal conditions met / total
+    (pools.records.CriticSample)."""
 
-    id: str
-    kind: str  # always 'critic'
-    task_id: str
-    task_type: str
-    instruction: str
-    steps: list[str]
-    value_num: int
-    value_den: int
+    model_config = _artifact("A critic example: a plan and its value a/b", "1.0.0")
+
+    id: Id
+    kind: Literal["critic"]
+    task_id: Id
+    task_type: TaskType
+    instruction: Annotated[str, Field(min_length=1, max_length=2000)]
+    steps: Annotated[list[Subgoal], Field(max_length=200)]
+    value_num: Count
+    value_den: Annotated[int, Field(ge=1)]
     verified: bool  # the value equals the goal conditions the replayed steps reach
-    source: str = ""  # 'expert' (gt prefix) or the rollout id it was written from
+    source: Annotated[str, Field(max_length=300)]  # 'expert' (gt prefix) or the rollout id it was written from
 
     @classmethod
     def new(cls, *, task_id: str, task_type: str, instruction: str, steps: list[str], value_num: int,
@@ -106,32 +101,44 @@ class CriticSample(_Record):
         """Build a critic sample; the id hashes task, instruction, steps, value and source."""
         key = {"task_id": task_id, "instruction": instruction, "steps": list(steps),
                "value": [value_num, value_den], "source": source}
-        return cls(id=content_id("cs", key), kind="critic", task_id=task_id, task_type=task_type,
-                   instruction=instruction, steps=list(steps), value_num=value_num, value_den=value_den,
-                   verified=verified, source=source)
+        return cls.model_construct(id=content_id("cs", key), kind="critic", task_id=task_id, task_type=task_type,
+                                   instruction=instruction, steps=list(steps), value_num=value_num,
+                                   value_den=value_den, verified=verified, source=source)
 
 
-@dataclass(frozen=True)
-class Correction(_Record):
-    """The expert's next sub-goal at a state a practice run reached right after a step that did not lower the
-    cost-to-go: the executed prefix (failed steps with the world's reason), every optimal option there and the one
-    shown. Correct by construction (no LLM)."""
+CostToGo = Annotated[int, Field(ge=0)] | None
 
-    id: str
-    kind: str  # always 'correction'
-    task_id: str
-    task_type: str
-    instruction: str
-    args: dict[str, Any]
-    source: str  # the practice rollout's id
-    steps: list[str]  # the executed prefix, failed steps included; its last step did not lower d
-    reasons: list[str]  # the world's failure reason of each step, parallel to `steps` ('' = it succeeded)
-    label: str  # how the last step moved d: refused | neutral | regress (planner/probe/quality.py)
-    d: int | None  # the state's cost-to-go (None: no plan within the search's limit)
-    optimal: list[str]  # the legal options with the least d after them, in legal order
-    shown: str  # the one shown as the next step (one of `optimal`, by `shown_by`)
-    shown_by: str  # the rule that picked it: task | plan | first (planner/probe/corrections.py)
-    robot_next: str  # the step the robot took next ('' when the run ended there)
+
+class Correction(Record):
+    """The state is the replay of `steps` from the task's start (scene seed world.seed, the practice run's); its last
+    step did not lower the expert's cost-to-go d (household/cost_to_go.py). `optimal` is every option of the paper
+    planner's legal set there (true arguments) with the least d after it; `shown` is the one an example shows as the
+    next step (pools.records.Correction; planner/probe/corrections.py)."""
+
+    model_config = _artifact("The expert's correction at a state of a practice run (data/relabel/corrections.jsonl; "
+                             "kind correction in a pool)", "1.0.0")
+
+    id: Id
+    kind: Literal["correction"]
+    task_id: Id
+    task_type: TaskType
+    instruction: Annotated[str, Field(min_length=1, max_length=2000)]
+    args: Annotated[dict[str, Any], Plain(Args)]
+    source: Annotated[Id, Field(description="the practice rollout's id")]
+    steps: Annotated[list[Subgoal], Field(min_length=1, max_length=200)]
+    reasons: Annotated[list[Annotated[str, Field(max_length=500)]], Field(
+        max_length=200, description="the world's failure reason of each step, parallel to steps ('' = succeeded)")]
+    label: Annotated[Literal["refused", "neutral", "regress"], Field(
+        description="how the last step moved d (planner/probe/quality.py)")]
+    d: CostToGo
+    optimal: Annotated[list[Subgoal], Field(min_length=1, description="the legal options with the least d after "
+                                                                      "them, in legal order")]
+    shown: Annotated[Subgoal, Field(description="the next step an example shows (one of optimal)")]
+    shown_by: Annotated[Literal["task", "plan", "first"], Field(
+        description="the rule that picked `shown`, the first that applies: task, the first optimal option in legal "
+                    "order that names a class of the task's arguments; plan, the first step of the expert's shortest "
+                    "plan from the state; first, the first optimal option in legal order")]
+    robot_next: Annotated[str, Field(max_length=200, description="the step the robot took next ('' = none)")]
 
     @classmethod
     def new(cls, *, task_id: str, task_type: str, instruction: str, args: dict[str, Any], source: str,
@@ -141,9 +148,10 @@ class Correction(_Record):
         if len(reasons) != len(steps) or shown not in optimal:
             raise ValueError(f"Correction: {len(reasons)} reasons for {len(steps)} steps, or {shown!r} not optimal")
         key = {"task_id": task_id, "source": source, "steps": list(steps), "reasons": list(reasons), "shown": shown}
-        return cls(id=content_id("co", key), kind="correction", task_id=task_id, task_type=task_type,
-                   instruction=instruction, args=dict(args), source=source, steps=list(steps), reasons=list(reasons),
-                   label=label, d=d, optimal=list(optimal), shown=shown, shown_by=shown_by, robot_next=robot_next)
+        return cls.model_construct(id=content_id("co", key), kind="correction", task_id=task_id, task_type=task_type,
+                                   instruction=instruction, args=dict(args), source=source, steps=list(steps),
+                                   reasons=list(reasons), label=label, d=d, optimal=list(optimal), shown=shown,
+                                   shown_by=shown_by, robot_next=robot_next)
 
     def trace(self) -> list[tuple[str, str]]:
         """(step, failure reason or '') pairs as an example shows them: the prefix, then the correction (so a window
@@ -151,44 +159,130 @@ class Correction(_Record):
         return [*zip(self.steps, self.reasons), (self.shown, "")]
 
 
-@dataclass(frozen=True)
-class StepRecord(_Record):
-    """One executed sub-goal of a rollout: what was seen, predicted, considered, chosen and what happened."""
+class PoolRecord(Contract):
+    """A line of a pool: the schema by kind (critic_sample when kind is 'critic', correction when kind is
+    'correction', else actor_sample)."""
+
+    model_config = _artifact(
+        "A pool record (data/pools/*.jsonl): an actor sample, a critic sample when kind is 'critic', a correction "
+        "when kind is 'correction'", "1.1.0",
+        extra="allow", json_schema_extra={
+            "if": {"properties": {"kind": {"const": "critic"}}},
+            "then": {"$ref": BASE_URI + "critic_sample.schema.json"},
+            "else": {
+                "if": {"properties": {"kind": {"const": "correction"}}},
+                "then": {"$ref": BASE_URI + "correction.schema.json"},
+                "else": {"$ref": BASE_URI + "actor_sample.schema.json"},
+            },
+        })
+
+    kind: Literal["gt", "hindsight", "critic", "correction"]
+
+
+# What a pool line is, by its kind (PoolRecord is that contract's schema file; PoolEntry, the type a line is read as).
+PoolItem = Sample | CriticSample | Correction
+PoolEntry = Annotated[PoolItem, Field(discriminator="kind")]
+
+
+# --- relabeling records -----------------------------------------------------------------------------------------
+
+
+class Candidate(Contract):
+    """One of the beam's first actions with its best value."""
+
+    model_config = OPEN
 
     subgoal: str
+    value: float | None
+
+
+class StepRecord(Record):
+    """One executed sub-goal of a rollout: what was seen, predicted, considered, chosen and what happened."""
+
+    subgoal: Subgoal
     ok: bool
-    reason: str  # the world's failure reason ('' on success)
-    observation: str  # the observation text the planner saw before choosing
+    reason: Annotated[str, Field(max_length=500)]  # the world's failure reason ('' on success)
+    observation: Text  # the observation text the planner saw before choosing
     pddl_pred: dict[str, Any]  # the adapter's seven arguments ({} when the variant has no adapter)
-    candidates: list[dict[str, Any]]  # [{subgoal, value}] the beam's first actions with their best value
-    repeat_fail: int = 0  # how many times this exact sub-goal had already failed with this reason
-    legal: int = 0  # sub-goals the actors could answer from at this state (0: an expert step, or free text)
-    # who chose it: 'llm' (among two or more), 'rule' (the scaffold's rules left one of several), 'single' (only one
-    # was legal), 'expert' (the expert's plan), 'none' (nothing legal was proposed); '' in records made before
-    chosen_by: str = ""
+    candidates: Annotated[list[dict[str, Any]], Plain(list[Candidate])]  # the beam's first actions, best values
+    repeat_fail: Count  # how many times this exact sub-goal had already failed with this reason
+    legal: Annotated[int, Field(ge=0, description="sub-goals the actors could answer from at this state (0: an "
+                                                  "expert step)")] = 0
+    chosen_by: Annotated[Literal["llm", "rule", "single", "expert", "none", ""], Field(
+        description="who chose the step: llm (among two or more offered), rule (the scaffold's rules left one of "
+                    "several), single (one legal), expert, none (nothing proposed); '' before this field")] = ""
+
+    @classmethod
+    def new(cls, *, subgoal: str, ok: bool, reason: str, observation: str, pddl_pred: dict[str, Any],
+            candidates: list[dict[str, Any]], repeat_fail: int = 0, legal: int = 0, chosen_by: str = ""
+            ) -> "StepRecord":
+        """Build a step record (checked with its rollout)."""
+        return cls.model_construct(subgoal=subgoal, ok=ok, reason=reason, observation=observation,
+                                   pddl_pred=pddl_pred, candidates=candidates, repeat_fail=repeat_fail, legal=legal,
+                                   chosen_by=chosen_by)
 
 
-@dataclass(frozen=True)
-class Rollout(_Record):
-    """One episode of a planner variant on a task."""
+class Plw(Contract):
+    """Path-length-weighted success and goal conditions."""
 
-    id: str
-    task_id: str
-    task_type: str
-    instruction: str
-    split: str  # the task's ALFRED split (train | valid_seen | valid_unseen)
-    variant: str
+    model_config = OPEN
+
+    sr: float
+    gc: float
+
+
+class PerSubgoal(Contract):
+    """Figures per planned sub-goal (no measured seconds)."""
+
+    model_config = ConfigDict(extra="allow", json_schema_extra=_no_keys("seconds"))
+
+    @model_validator(mode="after")
+    def _unmeasured(self) -> "PerSubgoal":
+        _refuse(self.model_extra or {}, ("seconds",))
+        return self
+
+
+class EpisodeMetrics(Contract):
+    """measured wall-clock fields are not allowed here: they go to details/timing/<stage>.jsonl (timing schema),
+    so that the record is the same on every run"""
+
+    model_config = ConfigDict(extra="allow", json_schema_extra=_no_keys("seconds", "outside_llm_share"))
+
+    per_subgoal: PerSubgoal | SkipJsonSchema[None] = None
+
+    @model_validator(mode="after")
+    def _unmeasured(self) -> "EpisodeMetrics":
+        _refuse(self.model_extra or {}, ("seconds", "outside_llm_share"))
+        return self
+
+
+class Rollout(Record):
+    """One episode of a planner variant on a task (pools.records.Rollout)."""
+
+    model_config = _artifact("One episode of a planner variant on a task", "3.1.0")
+
+    id: Id
+    task_id: Id
+    task_type: TaskType
+    instruction: Annotated[str, Field(max_length=2000)]
+    split: Annotated[Literal[Split, "alfworld"], Field(
+        description="the task's ALFRED split, or 'alfworld' for a game of the ALFWorld backend "
+                    "(world.alfworld_games)")]
+    variant: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]{1,64}$", description=(
+        "the variant's name (params.yaml evaluate.variants, collect.variant, or a preset of planner.variants)"))]
     seed: int
     leave_out: str  # the gt sample id excluded from retrieval ('' when none)
     success: bool
-    gc: float  # this episode's gc_met / gc_total
-    gc_met: int  # goal conditions met at the end (ALFRED sums these over episodes: GC = sum met / sum total)
-    gc_total: int  # goal conditions of the task
-    expert_len: int  # the expert plan's length in sub-goals (ALFRED's PLW weights episodes by it)
-    plw: dict[str, float]  # {'sr': ..., 'gc': ...} path-length-weighted
+    gc: Rate  # this episode's gc_met / gc_total
+    gc_met: Annotated[int, Field(ge=0, description="goal conditions met at the end of the episode")]
+    gc_total: Annotated[int, Field(ge=0, description="goal conditions of the task (GC over episodes = sum gc_met / "
+                                                     "sum gc_total, as ALFRED)")]
+    expert_len: Annotated[int, Field(ge=0, description="the expert plan's length in sub-goals (PLW weights each "
+                                                       "episode by it, as ALFRED)")]
+    plw: Annotated[dict[str, float], Plain(Plw)]
     steps: list[StepRecord]
-    metrics: dict[str, Any]
-    llm: dict[str, Any]  # {calls, prompt_tokens, completion_tokens, by_role, roles}: no seconds (pools/timing.py)
+    metrics: Annotated[dict[str, Any], Plain(EpisodeMetrics)]
+    llm: Annotated[dict[str, Any], Plain(Counts)]  # no seconds: pools/timing.py
 
     @classmethod
     def new(cls, *, task_id: str, task_type: str, instruction: str, split: str, variant: str, seed: int,
@@ -198,120 +292,150 @@ class Rollout(_Record):
         """Build a rollout; the id hashes task, variant, seed, leave-out and the executed sub-goals."""
         key = {"task_id": task_id, "variant": variant, "seed": seed, "leave_out": leave_out,
                "steps": [[s.subgoal, s.ok, s.reason] for s in steps]}
-        return cls(id=content_id("ro", key), task_id=task_id, task_type=task_type, instruction=instruction,
-                   split=split, variant=variant, seed=seed, leave_out=leave_out, success=success, gc=gc,
-                   gc_met=gc_met, gc_total=gc_total, expert_len=expert_len, plw=dict(plw),
-                   steps=list(steps), metrics=dict(metrics), llm=dict(llm))
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "Rollout":
-        """Build the rollout (and its step records) from `to_dict()` output."""
-        data = dict(data)
-        data["steps"] = [s if isinstance(s, StepRecord) else StepRecord.from_dict(s) for s in data["steps"]]
-        return super().from_dict(data)  # type: ignore[return-value]
+        return cls.model_construct(id=content_id("ro", key), task_id=task_id, task_type=task_type,
+                                   instruction=instruction, split=split, variant=variant, seed=seed,
+                                   leave_out=leave_out, success=success, gc=gc, gc_met=gc_met, gc_total=gc_total,
+                                   expert_len=expert_len, plw=dict(plw), steps=list(steps), metrics=dict(metrics),
+                                   llm=dict(llm))
 
     def subgoals(self, ok_only: bool = False) -> list[str]:
         """Return the executed sub-goals, optionally only those that succeeded."""
         return [s.subgoal for s in self.steps if s.ok or not ok_only]
 
 
-@dataclass(frozen=True)
-class Reflection(_Record):
-    """The LLM's hindsight reflection on a rollout: the task rewritten from its arguments (phi) and a think text."""
+class Reflection(Record):
+    """The LLM's hindsight reflection on a rollout: the task rewritten from its arguments (phi) and a think text
+    (pools.records.Reflection)."""
 
-    id: str
-    rollout_id: str
-    task_id: str
-    phi: str
-    think: str
+    model_config = _artifact("The LLM's reflection on a rollout", "1.0.0")
+
+    id: Id
+    rollout_id: Id
+    task_id: Id
+    phi: Annotated[str, Field(min_length=1, max_length=2000)]
+    think: Text
 
     @classmethod
     def new(cls, *, rollout_id: str, task_id: str, phi: str, think: str) -> "Reflection":
         """Build a reflection; the id hashes rollout, phi and think."""
         key = {"rollout_id": rollout_id, "phi": phi, "think": think}
-        return cls(id=content_id("rf", key), rollout_id=rollout_id, task_id=task_id, phi=phi, think=think)
+        return cls.model_construct(id=content_id("rf", key), rollout_id=rollout_id, task_id=task_id, phi=phi,
+                                   think=think)
 
 
-@dataclass(frozen=True)
-class Completion(_Record):
-    """A rollout completed under a reflection, replayed in the world; `sample` is the hindsight actor sample."""
+class RoundFailure(Contract):
+    """A replay's first failed step: its index, sub-goal and the world's reason."""
 
-    id: str
-    reflection_id: str
-    rollout_id: str
-    task_id: str
-    steps: list[str]  # the full sub-goal sequence: the robot's steps (failed ones too) + the LLM's completion
+    step: Count
+    subgoal: Subgoal
+    reason: Annotated[str, Field(max_length=300)]
+
+
+class CompletionRound(Contract):
+    """One completion round: the LLM's answer, the sub-goals it added and their replay."""
+
+    round: Count
+    answer: Annotated[str, Field(max_length=4000)]
+    added: Annotated[list[Subgoal], Field(max_length=200)]
+    replay: dict[str, Any]
+    failure: Annotated[RoundFailure | None, Field(
+        description="the world's first failure among this round's steps (what the next round is told), or null")]
+
+
+class Completion(Record):
+    """A rollout completed under a reflection, replayed in the world; `sample` is the hindsight actor sample
+    (pools.records.Completion)."""
+
+    model_config = _artifact("A rollout completed under a reflection and replayed in the world", "1.1.0")
+
+    id: Id
+    reflection_id: Id
+    rollout_id: Id
+    task_id: Id
+    # the full sub-goal sequence: the robot's steps (failed ones too) + the LLM's completion
+    steps: Annotated[list[Subgoal], Field(max_length=200)]
     verified: bool
     replay: dict[str, Any]  # of `steps`: {success, gc, met, total, failed_step (-1 none), reason, fails, ran}
-    sample: Sample
-    rounds: list[dict[str, Any]] = dataclasses.field(default_factory=list)  # [{round, answer, added, replay}]
+    sample: Annotated[Sample, SchemaRef("actor_sample.schema.json")]
+    rounds: Annotated[list[dict[str, Any]], Plain(Annotated[list[CompletionRound], Field(max_length=20)]), Field(
+        description="every completion round: round 0 is the first completion, each later one a repair fed the "
+                    "previous replay's first failed step and reason")] = Field(default_factory=list)
 
     @classmethod
     def new(cls, *, reflection_id: str, rollout_id: str, task_id: str, steps: list[str], verified: bool,
             replay: dict[str, Any], sample: Sample, rounds: list[dict[str, Any]] | None = None) -> "Completion":
         """Build a completion; the id hashes reflection and steps."""
         key = {"reflection_id": reflection_id, "steps": list(steps)}
-        return cls(id=content_id("cp", key), reflection_id=reflection_id, rollout_id=rollout_id,
-                   task_id=task_id, steps=list(steps), verified=verified, replay=dict(replay), sample=sample,
-                   rounds=[dict(r) for r in rounds or []])
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "Completion":
-        """Build the completion (and its sample) from `to_dict()` output."""
-        data = dict(data)
-        if not isinstance(data["sample"], Sample):
-            data["sample"] = Sample.from_dict(data["sample"])
-        return super().from_dict(data)  # type: ignore[return-value]
+        return cls.model_construct(id=content_id("cp", key), reflection_id=reflection_id, rollout_id=rollout_id,
+                                   task_id=task_id, steps=list(steps), verified=verified, replay=dict(replay),
+                                   sample=sample, rounds=[dict(r) for r in rounds or []])
 
 
-@dataclass(frozen=True)
-class ProbeState(_Record):
-    """A decision state of the probe: a task, the sub-goals executed from its start (the state is their replay),
-    the paper planner's legal set there and the expert's cost-to-go d of the state and of each option."""
+# --- the probe --------------------------------------------------------------------------------------------------
 
-    id: str
-    task_id: str
-    task_type: str
-    split: str
-    instruction: str
-    kind: str  # 'recovery' (expert prefix + one wrong step) | 'on_policy' (a reference policy's rollout)
-    wrong: str  # recovery: the wrong step's kind (walk | pickup | put | refused); '' on-policy
-    steps: list[str]  # executed from the start, in order (failed ones included: the world refuses them again)
-    legal: list[str]  # the options, in the order the actor's constraint lists them
-    d: int | None  # cost-to-go of the state (None: no plan within the search's limit)
-    d_options: list[int | None]  # cost-to-go after each option (a refused one leaves the state: its d)
+
+class ProbeState(Record):
+    """The state is the replay of `steps` from the task's start (scene seed world.seed); `legal` is the paper
+    planner's legal set there with the true arguments, `d` the expert's cost-to-go (household/cost_to_go.py: the
+    robot's own sub-goals, chosen knowing the scene), `d_options` the cost-to-go after each option (null: no plan
+    within the search's limit). Some option is strictly better than another (planner/probe/states.py drops the
+    rest and counts them)."""
+
+    model_config = _artifact("A decision state of the probe (data/probe/states.jsonl)", "1.0.0")
+
+    id: Id
+    task_id: Id
+    task_type: TaskType
+    split: Split
+    instruction: Annotated[str, Field(max_length=2000)]
+    kind: ProbeKind  # recovery: an expert prefix + one wrong step; on_policy: a reference policy's rollout
+    wrong: Literal["walk", "pickup", "put", "refused", ""]  # recovery: the wrong step's kind; '' on-policy
+    steps: Annotated[list[Subgoal], Field(max_length=200)]  # failed ones included: the world refuses them again
+    legal: Annotated[list[Subgoal], Field(min_length=2)]  # in the order the actor's constraint lists them
+    d: CostToGo
+    d_options: Annotated[list[CostToGo], Field(min_length=2)]  # a refused option leaves the state: its d
 
     @classmethod
     def new(cls, *, task_id: str, task_type: str, split: str, instruction: str, kind: str, wrong: str,
             steps: list[str], legal: list[str], d: int | None, d_options: list[int | None]) -> "ProbeState":
         """Build a probe state; the id hashes the task, the kind and the steps."""
         key = {"task_id": task_id, "kind": kind, "steps": list(steps)}
-        return cls(id=content_id("ps", key), task_id=task_id, task_type=task_type, split=split,
-                   instruction=instruction, kind=kind, wrong=wrong, steps=list(steps), legal=list(legal), d=d,
-                   d_options=list(d_options))
+        return cls.model_construct(id=content_id("ps", key), task_id=task_id, task_type=task_type, split=split,
+                                   instruction=instruction, kind=kind, wrong=wrong, steps=list(steps),
+                                   legal=list(legal), d=d, d_options=list(d_options))
 
 
-@dataclass(frozen=True)
-class ProbePick(_Record):
-    """One configuration's answer at one probe state, scored by the expert's cost-to-go."""
+class ProbePick(Record):
+    """One configuration's answer at one probe state, scored by the expert's cost-to-go (pools.records.ProbePick)."""
 
-    id: str
-    state_id: str
-    config: str  # actor_gt | actor_hind | random | full_step
-    task_id: str
-    task_type: str
-    kind: str
-    pick: str
+    model_config = _artifact("One configuration's pick at one probe state (data/probe/picks/<config>.jsonl)", "2.0.0")
+
+    id: Id
+    state_id: Id
+    config: Annotated[str, Field(pattern=r"^[A-Za-z0-9_]{1,64}$")]  # actor_gt | actor_hind | random | full_step
+    task_id: Id
+    task_type: TaskType
+    kind: ProbeKind
+    pick: Subgoal
     optimal: bool  # its d is the least among the options
     progress: int  # d(state) - d(after the pick)
-    regret: int  # d(after the pick) - the least d among the options
-    chance: float  # random's optimal rate at the state: the share of its options that are optimal
+    regret: Count  # d(after the pick) - the least d among the options
+    chance: Annotated[Rate, Field(description="random's optimal rate at the state, exact: the share of its options "
+                                              "that are optimal")]
 
     @classmethod
     def new(cls, *, state_id: str, config: str, task_id: str, task_type: str, kind: str, pick: str, optimal: bool,
             progress: int, regret: int, chance: float) -> "ProbePick":
         """Build a pick; the id hashes the state, the configuration and the pick."""
         key = {"state_id": state_id, "config": config, "pick": pick}
-        return cls(id=content_id("pk", key), state_id=state_id, config=config, task_id=task_id,
-                   task_type=task_type, kind=kind, pick=pick, optimal=optimal, progress=progress, regret=regret,
-                   chance=chance)
+        return cls.model_construct(id=content_id("pk", key), state_id=state_id, config=config, task_id=task_id,
+                                   task_type=task_type, kind=kind, pick=pick, optimal=optimal, progress=progress,
+                                   regret=regret, chance=chance)
+
+
+# Schema file (schemas/<name>.schema.json) -> the type its lines are read as and checked against (pools/jsonl.py).
+RECORDS: dict[str, Any] = {
+    "actor_sample": Sample, "critic_sample": CriticSample, "correction": Correction, "sample": PoolEntry,
+    "rollout": Rollout, "reflection": Reflection, "completion": Completion, "probe_state": ProbeState,
+    "probe_pick": ProbePick,
+}

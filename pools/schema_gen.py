@@ -1,4 +1,4 @@
-"""Write schemas/*.schema.json from the models of pools/artifacts.py, their one source.
+"""Write schemas/*.schema.json from the models of pools/records.py and pools/artifacts.py, their one source.
 
     python -m pools.schema_gen            # rewrite the files that differ
     python -m pools.schema_gen --check    # list the files that differ from their models (exit 1), write nothing
@@ -19,7 +19,7 @@ from pydantic import BaseModel, TypeAdapter
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 from pydantic_core import core_schema
 
-from pools import artifacts
+from pools import artifacts, records
 from pools.schemas import SCHEMA_DIR
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
@@ -27,16 +27,16 @@ REGENERATE = "python -m pools.schema_gen"
 
 # Schema file name (schemas/<name>.schema.json) -> its model. common.schema.json comes from artifacts.COMMON.
 ARTIFACTS: dict[str, type[BaseModel]] = {
-    "actor_sample": artifacts.ActorSample,
-    "critic_sample": artifacts.CriticSample,
-    "correction": artifacts.Correction,
-    "sample": artifacts.PoolRecord,
-    "rollout": artifacts.Rollout,
-    "reflection": artifacts.Reflection,
-    "completion": artifacts.Completion,
+    "actor_sample": records.Sample,
+    "critic_sample": records.CriticSample,
+    "correction": records.Correction,
+    "sample": records.PoolRecord,
+    "rollout": records.Rollout,
+    "reflection": records.Reflection,
+    "completion": records.Completion,
     "task": artifacts.Task,
-    "probe_state": artifacts.ProbeState,
-    "probe_pick": artifacts.ProbePick,
+    "probe_state": records.ProbeState,
+    "probe_pick": records.ProbePick,
     "probe_dropped": artifacts.ProbeDropped,
     "probe_metrics": artifacts.ProbeMetrics,
     "probe_compare": artifacts.ProbeCompare,

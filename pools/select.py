@@ -5,6 +5,8 @@ import random
 from collections import defaultdict
 from typing import Any, Iterable
 
+from pools.records import PoolItem, Sample
+
 
 def stratified(rows: Iterable[dict[str, Any]], per_type: int, seed: int, split: str | None = None) -> list[dict[str, Any]]:
     """Pick `per_type` expert-solvable task rows of each task type (seeded; stable under row order; 0 = all)."""
@@ -28,22 +30,22 @@ def at_most(rows: list[dict[str, Any]], n: int, seed: int) -> list[dict[str, Any
     return [row for i, row in enumerate(rows) if i in keep]
 
 
-def practice_samples(gt_records: list[dict[str, Any]], per_type: int) -> list[dict[str, Any]]:
+def practice_samples(gt_records: Iterable[PoolItem], per_type: int) -> list[Sample]:
     """The gt actor samples to practise on: the first `per_type` of each task type, by id."""
-    by_type: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for rec in sorted(gt_records, key=lambda r: r["id"]):
-        if rec["kind"] == "gt":
-            by_type[rec["task_type"]].append(rec)
+    by_type: dict[str, list[Sample]] = defaultdict(list)
+    for rec in sorted(gt_records, key=lambda r: r.id):
+        if rec.kind == "gt":
+            by_type[rec.task_type].append(rec)
     return [rec for t in sorted(by_type) for rec in by_type[t][:per_type]]
 
 
-def past_first(samples: list[dict[str, Any]], first: int) -> set[str]:
+def past_first(samples: list[Sample], first: int) -> set[str]:
     """The ids of the samples after the first `first` of their task type, in the order given (practice_samples'
     order: nested, so the first `first` per type are the same at every collect.per_type)."""
     seen: dict[str, int] = defaultdict(int)
     late = set()
     for rec in samples:
-        if seen[rec["task_type"]] >= first:
-            late.add(rec["id"])
-        seen[rec["task_type"]] += 1
+        if seen[rec.task_type] >= first:
+            late.add(rec.id)
+        seen[rec.task_type] += 1
     return late

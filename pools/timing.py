@@ -20,7 +20,7 @@ class Timed:
     """What an item's work hands back to the stage engine: its record and what running it measured (picklable:
     it crosses from a Dask worker to the flow)."""
 
-    record: dict[str, Any]
+    record: Any                    # a typed record (pools/records.py)
     seconds: float                 # the item's wall time, where it ran
     usage: dict[str, Any]          # the item's LLM usage summary (llm.usage.Usage.summary, with seconds)
 
@@ -31,7 +31,7 @@ def timing_row(item: str, timed: Timed) -> dict[str, Any]:
     wall = max(float(timed.seconds), 0.0)
     roles = {role: round(float(u.get("seconds", 0.0)), 3) for role, u in sorted((timed.usage.get("by_role")
                                                                                  or {}).items())}
-    return {"id": str(timed.record.get("id", item)), "item": item, "seconds": round(wall, 3),
+    return {"id": timed.record.id, "item": item, "seconds": round(wall, 3),
             "llm_seconds": round(llm_s, 3),
             "outside_llm_share": round(max(wall - llm_s, 0.0) / wall, 4) if wall > 0 else 0.0,
             "llm_roles": roles, **{k: int(timed.usage.get(k, 0)) for k in ("cache_hits", "retries", "errors")}}

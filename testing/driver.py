@@ -28,14 +28,17 @@ def plan(params: dict[str, Any], policy: str) -> Any:
     """The driver's items (one per input task) and its work: one chat call, one reflection-shaped record."""
     from flows.runtime.items import Planned
     from flows.runtime.stage_io import read_input
+    from pools.records import Reflection
 
     tasks = read_input(INPUT, "task", policy)
     items = [(t["id"], t) for t in tasks.records]
 
-    def work(client: Any, task: dict[str, Any]) -> dict[str, Any]:
+    def work(client: Any, task: dict[str, Any]) -> Reflection:
         text = client.chat("reflect", [{"role": "user", "content": prompt(task)}]).text
-        return {"id": task["id"], "rollout_id": task["id"], "task_id": task["id"],
-                "phi": task["instructions"][0], "think": text}
+        # Built unchecked, as Reflection.new builds, but keyed by its task (runs compare record by record); the
+        # engine checks it, so an oversize answer fails the item as an invalid reflection record.
+        return Reflection.model_construct(id=task["id"], rollout_id=task["id"], task_id=task["id"],
+                                          phi=task["instructions"][0], think=text)
 
     return Planned(items, work, quarantined=len(tasks.rejected))
 

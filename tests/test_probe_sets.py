@@ -32,11 +32,10 @@ PAPER = yaml.safe_load((ROOT / "profiles" / "paper.yaml").read_text(encoding="ut
 
 
 def test_the_test_sets_tasks_are_held_out_from_dev_and_every_pool_and_stratified_by_type() -> None:
-    pooled = set()
-    for per_type in (PARAMS["pools"]["gt_per_type"], PAPER["pools"]["gt_per_type"]):  # default and paper pools
-        gt, _ = gt_pool({**PARAMS, "pools": {**PARAMS["pools"], "gt_per_type": per_type}})
-        pooled |= {s.task_id for s in gt}
-    tasks = frozen_set_tasks([{"task_id": t} for t in pooled], TEST)
+    samples = [s for per_type in (PARAMS["pools"]["gt_per_type"], PAPER["pools"]["gt_per_type"])  # default, paper
+               for s in gt_pool({**PARAMS, "pools": {**PARAMS["pools"], "gt_per_type": per_type}})[0]]
+    pooled = {s.task_id for s in samples}
+    tasks = frozen_set_tasks(samples, TEST)
     assert not {spec_of(t.id) for t in tasks} & dev_specs()
     assert not {t.id for t in tasks} & pooled and {t.split for t in tasks} == {"valid_unseen"}
     assert len({spec_of(t.id) for t in tasks}) == len(tasks)  # one trial per spec
@@ -68,7 +67,7 @@ def _frozen(folder: Path, rows: list[dict]) -> dict[str, str]:
 
 
 def test_a_frozen_set_is_refused_once_any_state_changes(tmp_path: Path) -> None:
-    rows = [_state(i).to_dict() for i in range(4)]
+    rows = [_state(i).model_dump() for i in range(4)]
     pinned = _frozen(tmp_path, rows)
     _, states = load_frozen("s", tmp_path, pinned)
     assert [s.id for s in states] == [r["id"] for r in rows]

@@ -60,11 +60,11 @@ def _pick_task(args: argparse.Namespace) -> Any:
 def example_pools(folder: str, gt_per_type: int, seed: int, navigation: str = "object") -> Any:
     """The pipeline's pools from `folder` (gt.jsonl, hindsight.jsonl), else a small gt pool drawn from train now."""
     from planner.retrieval.examples import ExamplePools
-    from pools.jsonl import read_jsonl
+    from pools.jsonl import read_records
 
     gt_file, hind_file = Path(folder) / "gt.jsonl", Path(folder) / "hindsight.jsonl"
     if gt_file.exists():
-        return ExamplePools.from_records(*(read_jsonl(f, "sample").records for f in (gt_file, hind_file)
+        return ExamplePools.from_records(*(read_records(f, "sample").records for f in (gt_file, hind_file)
                                            if f.exists()))
     # No pipeline output yet: a small stratified ground-truth pool from train (expert plans, no hindsight).
     from household.tasks import load_tasks
@@ -189,9 +189,9 @@ def _episode(args: argparse.Namespace, stdout: TextIO | None = None) -> int:
         if client is not None:
             client.close()
     # Measured here, not in the record (a rollout is the same on every run; its time is not).
-    timing = timing_row(task.id, Timed(rollout.to_dict(), time.perf_counter() - t0, usage))
+    timing = timing_row(task.id, Timed(rollout, time.perf_counter() - t0, usage))
     if args.json:
-        print(json.dumps({"rollout": rollout.to_dict(), "timing": timing}), file=out)
+        print(json.dumps({"rollout": rollout.model_dump(), "timing": timing}), file=out)
     else:
         _summary(rollout, timing, out)
     return 0

@@ -32,10 +32,11 @@ from pools.timing import Timed
 
 @dataclass
 class Planned:
-    """A stage's items in order, the per-item work `work(client, payload) -> record`, and rows its inputs rejected."""
+    """A stage's items in order, the per-item work `work(client, payload) -> record` (typed: pools/records.py), and
+    rows its inputs rejected."""
 
     items: list[tuple[str, Any]]
-    work: Callable[[Any, Any], dict[str, Any]]
+    work: Callable[[Any, Any], Any]
     quarantined: int = 0
 
 
@@ -85,7 +86,7 @@ def run_item(job: ItemJob, payload: Any) -> Timed:
     return timed(planned.work, item_client(client), payload)
 
 
-def timed(work: Callable[[Any, Any], dict[str, Any]], client: Any, payload: Any) -> Timed:
+def timed(work: Callable[[Any, Any], Any], client: Any, payload: Any) -> Timed:
     """`work(client, payload)`'s record with the item's wall time and LLM usage (`client`: the item's own view),
     measured where it ran; the stage engine writes them to the timing file, not into the record."""
     t0 = time.perf_counter()

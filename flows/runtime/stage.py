@@ -17,16 +17,17 @@ from flows.runtime.execution import Execution, task_runner
 from flows.runtime.workspace import project_dir
 from pools.ids import content_id
 from pools.journal import Journal, StageLock
-from pools.jsonl import record_problem, write_json
+from pools.jsonl import as_record, plain, record_problem, write_json
 from pools.timing import Timed, timing_row
 
 
 @dataclass
 class StageResult:
-    """What a stage's items produced: records in item order, failures with reasons, and timing."""
+    """What a stage's items produced: records in item order (typed where the stage has a record schema), failures
+    with reasons, and timing."""
 
     stage: str
-    records: list[dict[str, Any]]
+    records: list[Any]
     failures: list[dict[str, str]] = field(default_factory=list)
     reused: int = 0
     seconds: float = 0.0
@@ -82,7 +83,7 @@ def _logger() -> logging.Logger | logging.LoggerAdapter:
 def run_items(
     stage: str,
     items: Sequence[tuple[str, Any]],
-    work: Callable[..., dict[str, Any]],
+    work: Callable[..., Any],
     *,
     key: Any,
     retries: int = 2,
@@ -98,7 +99,8 @@ def run_items(
 
     `key` is what the results depend on (params, input hashes): a run with another key never reuses items.
     Exceptions in `retry_on` are retried by Prefect; any exception left after that marks the item failed.
-    With `schema`, a record that breaks it (or is too big to be read back) fails its item instead of the stage.
+    With `schema`, `work` returns a typed record (pools/records.py), and one that breaks it (or is too big to be read
+    back) fails its item instead of the stage; without, it returns plain JSON data.
     `work` returns the item's record, or a `pools.timing.Timed` whose measured part goes to `StageResult.timings`
     (journaled with the record, so a resumed stage has them too) and never into the record.
     `execution` says how many items run at once and where (default: one after another, here); records come back
@@ -120,8 +122,8 @@ def run_items(
     with stage_lock(stage):
         journal = Journal(root / "journal" / f"{journal_id}.jsonl")
         done = journal.completed()
-        if schema:
-            done = {k: r for k, r in done.items() if record_problem(r, schema) is None}
+        if schema:  # journaled as JSON: typed again (a record that no longer passes is run again)
+            done = {k: as_record(r, schema) for k, r in done.items() if record_problem(r, schema) is None}
         done_timings = journal.timings()
         reused = sum(1 for item_id, _ in items if item_id in done)
         if reused:
@@ -144,7 +146,7 @@ def run_items(
             cache_policy=NO_CACHE,
             persist_result=False,
         )(work)
-        slots: list[dict[str, Any] | None] = [done.get(item_id) for item_id, _ in items]
+        slots: list[Any] = [done.get(item_id) for item_id, _ in items]
         times: list[dict[str, Any] | None] = [done_timings.get(item_id) if item_id in done else None
                                               for item_id, _ in items]
         failures: dict[int, dict[str, str]] = {}
@@ -169,7 +171,7 @@ def run_items(
                 failures[n] = {"item": item_id, "reason": reason}
                 log.warning("%s: item %s failed: %s", stage, item_id, reason)
             else:
-                journal.append(item_id, "ok", record=record, timing=timing)
+                journal.append(item_id, "ok", record=plain(record), timing=timing)
                 slots[n] = record
                 times[n] = timing
             progress.step(failed=bool(reason), seconds=time.monotonic() - t0)

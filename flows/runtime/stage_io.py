@@ -8,8 +8,9 @@ from typing import Any, Callable, Iterable
 
 from flows.runtime.declared import DeclarationError, declaration, output
 from flows.runtime.workspace import path
-from pools.jsonl import ReadResult, read_jsonl, write_json, write_jsonl
+from pools.jsonl import ReadResult, plain, read_jsonl, read_records, write_json, write_jsonl
 from pools.manifest import build_manifest
+from pools.records import RECORDS, PoolItem
 
 # Each data file is named once, as its stage's first `outs:` entry in dvc.yaml. Read when first imported (PEP 562),
 # so a workspace running a pipeline of its own (the reliability tests' driver) can import the rest of this module.
@@ -35,8 +36,10 @@ def declared_out(stage: str, name: str) -> str:
 
 
 def read_input(rel: str, schema: str, policy: str) -> ReadResult:
-    """Read a stage input under its schema (bad rows fail the stage or go to quarantine)."""
-    return read_jsonl(path(rel), schema, on_bad=policy)  # type: ignore[arg-type]
+    """Read a stage input under its schema (bad rows fail the stage or go to quarantine): typed records where the
+    schema is a record's (pools/records.py RECORDS), else JSON objects."""
+    read = read_records if schema in RECORDS else read_jsonl
+    return read(path(rel), schema, on_bad=policy)  # type: ignore[arg-type]
 
 
 def file_digest(*rels: str) -> dict[str, str]:
@@ -44,9 +47,9 @@ def file_digest(*rels: str) -> dict[str, str]:
     return {rel: hashlib.sha256(path(rel).read_bytes()).hexdigest() for rel in rels}
 
 
-def write_pool(stage: str, records: Iterable[dict[str, Any]], used_params: dict[str, Any],
+def write_pool(stage: str, records: Iterable[PoolItem], used_params: dict[str, Any],
                models: dict[str, dict[str, str]] | None, quarantined: int = 0,
-               quality: Callable[[list[dict[str, Any]]], dict[str, Any]] | None = None) -> dict[str, Any]:
+               quality: Callable[[list[PoolItem]], dict[str, Any]] | None = None) -> dict[str, Any]:
     """Write a pool stage's declared outs, the pool (<name>.jsonl) and its manifest (<name>.manifest.json), where
     `models` maps role -> model that contributed and `quality` gives the pool's own quality from its rows; returns
     the manifest."""
@@ -56,9 +59,9 @@ def write_pool(stage: str, records: Iterable[dict[str, Any]], used_params: dict[
     manifest_file = str(PurePosixPath(pool).with_name(f"{name}.manifest.json"))
     if manifest_file not in outs:
         raise DeclarationError(f"dvc.yaml: stages.{stage}.outs: declare {manifest_file} beside {pool}")
-    rows = sorted(records, key=lambda r: r["id"])
+    rows = sorted(records, key=lambda r: r.id)
     write_jsonl(path(pool), rows, "sample")
-    manifest = build_manifest(name, rows, "sample", used_params, models, quarantined,
+    manifest = build_manifest(name, [plain(r) for r in rows], "sample", used_params, models, quarantined,
                               quality(rows) if quality else None)
     write_json(path(manifest_file), manifest, "manifest")
     if quality:  # the headline, a DVC metric: the share of progress steps of the pool's own kind

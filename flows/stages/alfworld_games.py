@@ -17,6 +17,7 @@ from typing import Any
 from household.alfworld_env import game_dir_for
 from household import resources
 from household.backends import backend_tasks, check_backend
+from pools.records import PoolItem, Sample
 from pools.select import practice_samples, stratified
 
 SPLIT = "alfworld"  # the split of a folder of bare games
@@ -103,14 +104,13 @@ def train_games(world: dict[str, Any]) -> Path:
     return layout[TRAIN]
 
 
-def practice_on_games(gt_records: list[dict[str, Any]], per_type: int, world: dict[str, Any]
-                      ) -> list[dict[str, Any]]:
+def practice_on_games(gt_records: list[PoolItem], per_type: int, world: dict[str, Any]) -> list[Sample]:
     """The gt actor samples to practise on in ALFWorld's engine: as on our world (the first `per_type` of each task
     type, by id), among those whose task has a game in `train/` (not every ALFRED train trial is an ALFWorld
     game)."""
     train = train_games(world)
-    gt = [r for r in gt_records if r["kind"] == "gt"]
-    playable = [r for r in gt if game_dir_for(r["task_id"], train) is not None]
+    gt = [r for r in gt_records if r.kind == "gt"]
+    playable = [r for r in gt if game_dir_for(r.task_id, train) is not None]
     if gt and not playable:
         raise ValueError(f"{train}: none of the ground-truth pool's {len(gt)} tasks has an ALFWorld game here "
                          f"(TYPE-.../trial_.../game.tw-pddl); collect practises on the pool's tasks "

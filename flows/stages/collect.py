@@ -15,6 +15,7 @@ from planner.config import PlannerConfig
 from planner.relabel.stages import collect_rollout
 from planner.retrieval.examples import ExamplePools
 from planner.variants import practice_variant, scaffold_from, under_scaffold
+from pools.records import Rollout, Sample
 from pools.select import past_first, practice_samples
 
 
@@ -29,7 +30,7 @@ def plan(params: dict[str, Any], policy: str) -> Planned:
         practice = practice_on_games(gt.records, per_type, section(params, "world"))
     else:
         practice = practice_samples(gt.records, per_type)
-    items = [(s["id"], s) for s in practice]
+    items = [(s.id, s) for s in practice]
     first = scaffold_from({"collect": collect})
     late = past_first(practice, first) if first is not None else set()
     # (variant, its config) of the first runs per type and, past collect.scaffold_from, of the scaffold's runs
@@ -37,10 +38,9 @@ def plan(params: dict[str, Any], policy: str) -> Planned:
     planners = {late_run: (v, PlannerConfig.from_params(params.declared(), variant=v).capped(cap))
                 for late_run, v in ((False, variant), (True, under_scaffold(variant)))}
 
-    def work(client: Any, sample: dict[str, Any]) -> dict[str, Any]:
-        run_variant, cfg = planners[sample["id"] in late]
-        return collect_rollout(get_task(sample["task_id"]), run_variant, pools, client, cfg,
-                               leave_out=sample["id"]).to_dict()
+    def work(client: Any, sample: Sample) -> Rollout:
+        run_variant, cfg = planners[sample.id in late]
+        return collect_rollout(get_task(sample.task_id), run_variant, pools, client, cfg, leave_out=sample.id)
 
     return Planned(items, work, quarantined=len(gt.rejected))
 

@@ -11,7 +11,7 @@ from flows.stages.relabel_inputs import read_reflected
 from household.tasks import get_task
 from planner.config import PlannerConfig
 from planner.relabel.stages import complete
-from pools.records import Reflection
+from pools.records import Completion, Reflection
 
 
 def plan(params: dict[str, Any], policy: str) -> Planned:
@@ -22,14 +22,14 @@ def plan(params: dict[str, Any], policy: str) -> Planned:
     cfg = PlannerConfig.from_params({"world": params["world"], "retrieval": params["retrieval"],
                                      "relabel": params["relabel"]})
 
-    def work(client: Any, reflection: dict[str, Any]) -> dict[str, Any]:
-        rollout = inputs.rollouts[reflection["rollout_id"]]
+    def work(client: Any, reflection: Reflection) -> Completion:
+        rollout = inputs.rollouts[reflection.rollout_id]
         task = get_task(rollout.task_id)
         # The task's own gt sample is never among the examples; it is shown as the expert's rollout (alg. 3 l.9)
         # unless relabel.show_expert is off.
         examples = inputs.pools.retrieve("gt", rollout.instruction, k, exclude_task=task.id)
-        return complete(Reflection.from_dict(reflection), rollout, task, client, cfg, examples=examples,
-                        expert=inputs.experts.get(rollout.leave_out)).to_dict()
+        return complete(reflection, rollout, task, client, cfg, examples=examples,
+                        expert=inputs.experts.get(rollout.leave_out))
 
     return Planned(inputs.items, work, quarantined=inputs.quarantined)
 

@@ -18,6 +18,7 @@ from household.tasks import get_task
 from planner.config import PlannerConfig
 from planner.probe.corrections import corrections
 from pools.jsonl import write_jsonl
+from pools.records import Rollout
 
 
 @flow(name="corrections")
@@ -28,10 +29,11 @@ def corrections_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
     rollouts = read_input(ROLLOUTS, "rollout", policy)
     cfg = PlannerConfig.from_params({"world": section(params, "world")})
 
-    def work(payload: dict[str, Any]) -> dict[str, Any]:
-        return {"corrections": [c.to_dict() for c in corrections(payload, get_task(payload["task_id"]), cfg)]}
+    def work(payload: Rollout) -> dict[str, Any]:
+        # An item's corrections (zero or more) are journaled as their JSON; written under the correction schema.
+        return {"corrections": [c.model_dump() for c in corrections(payload, get_task(payload.task_id), cfg)]}
 
-    items = [(r["id"], r) for r in rollouts.records]
+    items = [(r.id, r) for r in rollouts.records]
     with stage_lock("corrections"):
         result = run_items("corrections", items, work, key=[resume_key(params), file_digest(ROLLOUTS)])
         rows = [c for rec in result.records for c in rec["corrections"]]

@@ -11,7 +11,7 @@ from flows.stages.relabel_inputs import read_reflected
 from household.tasks import get_task
 from planner.config import PlannerConfig
 from planner.relabel.stages import critic_sample
-from pools.records import Reflection
+from pools.records import CriticSample, Reflection
 
 
 def plan(params: dict[str, Any], policy: str) -> Planned:
@@ -22,12 +22,12 @@ def plan(params: dict[str, Any], policy: str) -> Planned:
     cfg = PlannerConfig.from_params({"world": params["world"], "relabel": params["relabel"],
                                      "planner": params["planner"]})  # planner.critic_tokens: the answer's cap
 
-    def work(client: Any, reflection: dict[str, Any]) -> dict[str, Any]:
-        rollout = inputs.rollouts[reflection["rollout_id"]]
+    def work(client: Any, reflection: Reflection) -> CriticSample:
+        rollout = inputs.rollouts[reflection.rollout_id]
         # The practice task's own gt critic samples would give the answer away: never shown.
         examples = inputs.pools.retrieve("critic_gt", rollout.instruction, n_examples, exclude_task=rollout.task_id)
-        return critic_sample(rollout, Reflection.from_dict(reflection), get_task(rollout.task_id), client, cfg,
-                             examples=examples, expert=inputs.experts.get(rollout.leave_out)).to_dict()
+        return critic_sample(rollout, reflection, get_task(rollout.task_id), client, cfg,
+                             examples=examples, expert=inputs.experts.get(rollout.leave_out))
 
     return Planned(inputs.items, work, quarantined=inputs.quarantined)
 

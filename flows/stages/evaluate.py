@@ -20,6 +20,7 @@ from planner.loop.episode import run_episode
 from planner.retrieval.examples import ExamplePools
 from planner.variants import Variant
 from pools.jsonl import atomic_write_text, read_jsonl, write_json
+from pools.records import Rollout
 from pools.analysis.metrics import details, headline, sr_by_type_rows
 from pools.select import at_most, stratified
 
@@ -46,8 +47,8 @@ def plan(params: dict[str, Any], variant: str, policy: str) -> Planned:
         task_of = {row["id"]: get_task(row["id"]) for row in chosen}  # the task index loads here, not in an item
     items = [(row["id"], row) for row in chosen]
 
-    def work(client: Any, row: dict[str, Any]) -> dict[str, Any]:
-        return run_episode(task_of[row["id"]], spec, pools, client, cfg, seed=row["seed"]).to_dict()
+    def work(client: Any, row: dict[str, Any]) -> Rollout:
+        return run_episode(task_of[row["id"]], spec, pools, client, cfg, seed=row["seed"])
 
     return Planned(items, work, quarantined=len(tasks.rejected) + len(gt.rejected) + len(hind.rejected if hind else []))
 

@@ -24,7 +24,7 @@ from llm.settings import base_role
 from planner.views.rows import VIEWS, view_rows
 from pools.card import Author, CardFacts, Source, card_body
 from pools.dataset import write_dataset
-from pools.jsonl import RecordError
+from pools.jsonl import RecordError, as_record
 from pools.analysis.probe_metrics import summaries
 from pools.versions import PROBE_PICKS, WORKSPACE, VersionError, load_pool, load_records, resolve_rev, text_at
 
@@ -137,7 +137,8 @@ def export(repo: Path, rev: str, out: Path, samples: int, seed: int, made_by: st
     manifests: dict[str, dict[str, Any] | None] = {}
     for pool in POOLS:
         pools[pool], manifests[pool] = load_pool(repo, pool, rev, "sample")
-    rows = view_rows(pools)
+    # A pool at a revision is read as JSON (what versions compare); the views are made from its typed records.
+    rows = view_rows({p: [as_record(r, "sample") for r in records] for p, records in pools.items()})
     views = {v: (f"view_{v}", rows[v]) for v in VIEWS}
     written = authors(repo, rev, manifests)
     origin = sources(written)

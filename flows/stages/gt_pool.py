@@ -27,7 +27,7 @@ def gt_pool_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
     samples, critics = draw_gt_pool(tasks.records, int(pools["gt_per_type"]), int(world["seed"]),
                                     split=pools["gt_split"], navigation=str(pools["gt_navigation"]),
                                     cfg=cfg)
-    records = [r.to_dict() for r in [*samples, *critics]]
+    records = [*samples, *critics]
     used = subset(params, "world", "pools")
     manifest = write_pool("gt_pool", records, used, None, quarantined=len(tasks.rejected),
                           quality=lambda rows: quality_of(rows, cfg, int(world["seed"])))

@@ -17,68 +17,69 @@ from llm.settings import LLMSettings
 from planner.config import PlannerConfig
 from planner.probe.quality import LABELS, quality_of
 from pools.jsonl import atomic_write_text
+from pools.records import Completion, Correction, CriticSample, PoolItem, Rollout, Sample
 
 # The relabeling roles every hindsight pool comes from (stages reflect, complete, critic).
 RELABEL_ROLES = ("reflect", "complete", "critic_sample")
 
 
-def succeeded_runs(rollouts: list[dict[str, Any]]) -> set[str]:
+def succeeded_runs(rollouts: list[Rollout]) -> set[str]:
     """The ids of the practice rollouts that reached the goal."""
-    return {r["id"] for r in rollouts if r["success"]}
+    return {r.id for r in rollouts if r.success}
 
 
-def is_clean(sample: dict[str, Any], succeeded: set[str]) -> bool:
+def is_clean(sample: Sample, succeeded: set[str]) -> bool:
     """A hindsight actor sample that is a clean success: its practice run reached the goal and no step failed."""
-    return sample["source"] in succeeded and not any(sample.get("reasons") or [])
+    return sample.source in succeeded and not any(sample.reasons)
 
 
-def select(completions: list[dict[str, Any]], critics: list[dict[str, Any]], keep_unverified: bool,
-           pool_clean: bool = True, succeeded: set[str] = frozenset()) -> list[dict[str, Any]]:
+def select(completions: list[Completion], critics: list[CriticSample], keep_unverified: bool,
+           pool_clean: bool = True, succeeded: set[str] = frozenset()) -> list[PoolItem]:
     """Hindsight actor samples (verified unless keep_unverified; clean successes of `succeeded` runs only with
     pool_clean) and verified critic samples, deduplicated by id."""
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, PoolItem] = {}
     for c in completions:
-        if (c["verified"] or keep_unverified) and (pool_clean or not is_clean(c["sample"], succeeded)):
-            out[c["sample"]["id"]] = c["sample"]
+        if (c.verified or keep_unverified) and (pool_clean or not is_clean(c.sample, succeeded)):
+            out[c.sample.id] = c.sample
     for s in critics:
-        if s["verified"] or keep_unverified:
-            out[s["id"]] = s
+        if s.verified or keep_unverified:
+            out[s.id] = s
     return list(out.values())
 
 
-def correction_counts(corrections: list[dict[str, Any]]) -> dict[str, Any]:
+def correction_counts(corrections: list[Correction]) -> dict[str, Any]:
     """The pooled corrections: their count, by how the step before them moved the cost-to-go, and the runs they
     come from."""
-    by_label = Counter(c["label"] for c in corrections)
+    by_label = Counter(c.label for c in corrections)
     return {"records": len(corrections), "by_label": {k: by_label.get(k, 0) for k in LABELS if k != "progress"},
-            "runs": len({c["source"] for c in corrections})}
+            "runs": len({c.source for c in corrections})}
 
 
-def rollout_roles(rollouts: list[dict[str, Any]]) -> list[str]:
+def rollout_roles(rollouts: list[Rollout]) -> list[str]:
     """The LLM roles that made the practice rollouts, as their usage records them (e.g. adapter, actor_gt)."""
-    return sorted({role for r in rollouts for role, calls in (r["llm"].get("by_role") or {}).items() if calls})
+    return sorted({role for r in rollouts for role, calls in (r.llm.get("by_role") or {}).items() if calls})
 
 
-def material(samples: list[dict[str, Any]], rollouts: list[dict[str, Any]]) -> dict[str, int]:
+def material(samples: list[PoolItem], rollouts: list[Rollout]) -> dict[str, int]:
     """What the pooled hindsight actor samples hold: recovery material (a failed step, or a practice run that did
     not reach the goal, followed by a completion that does) against clean successes (the run itself succeeded and
     no step failed)."""
     succeeded = succeeded_runs(rollouts)
     out = {"recovery": 0, "clean": 0}
     for s in samples:
-        if s["kind"] == "hindsight":
+        if s.kind == "hindsight":
             out["clean" if is_clean(s, succeeded) else "recovery"] += 1
     return out
 
 
-def practice(rollouts: list[dict[str, Any]]) -> dict[str, Any]:
+def practice(rollouts: list[Rollout]) -> dict[str, Any]:
     """Which planner made the practice rollouts: their count, and per planner (the paper's, `none`, or the
     scaffold, `full`) how many it made and how many succeeded."""
     by: dict[str, dict[str, int]] = {}
     for r in rollouts:
-        row = by.setdefault(str(r["metrics"].get("scaffold", "unknown")), {"rollouts": 0, "succeeded": 0})
+        row = by.setdefault(str(r.metrics.get("scaffold", "unknown")), {"rollouts": 0, "succeeded": 0})
         row["rollouts"] += 1
-        row["succeeded"] += bool(r["success"])
+        row["succeeded"] += r.success
     return {"rollouts": len(rollouts), "by_planner": dict(sorted(by.items()))}
 
 
@@ -125,7 +126,7 @@ def pool_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
                                             "material": material(records, rollouts), **extra},
                           models, quarantined, quality=lambda rows: quality_of(rows, cfg, int(world["seed"])))
     rows = [{"task_type": t, "kind": k, "count": n}
-            for (t, k), n in sorted(Counter((r["task_type"], r["kind"]) for r in records).items())]
+            for (t, k), n in sorted(Counter((r.task_type, r.kind) for r in records).items())]
     atomic_write_text(path("plots/pool_composition.json"), json.dumps(rows, indent=1) + "\n")
     write_summary(StageResult("pool", records), quarantined=quarantined)
     log.info("pool: %d records %s, verified share %.2f", manifest["records"], manifest["by_kind"],

@@ -32,7 +32,7 @@ from planner.search.assembly import make_actor
 from planner.variants import Variant
 from pools.jsonl import read_json, read_jsonl, write_json
 from pools.analysis.probe_metrics import headline, paired, summary
-from pools.records import ProbeState
+from pools.records import ProbePick, ProbeState
 
 STATES = output("probe_set")
 PICKS = output("probe")
@@ -64,16 +64,16 @@ def plan(params: dict[str, Any], policy: str) -> Planned:
     cfg = PlannerConfig.from_params({k: params[k] for k in ("world", "retrieval", "planner")}, scaffold="none")
     seed = int(section(params, "world")["seed"])
     grounder = Grounder(cfg.retrieval.map_threshold)
-    full = set(sorted((s["id"] for s in states.records), key=lambda i: random.Random(f"{seed}:full:{i}").random())
+    full = set(sorted((s.id for s in states.records), key=lambda i: random.Random(f"{seed}:full:{i}").random())
                [:int(section(params, "probe")["full_step_states"])])
-    items = [(f"{c}:{s['id']}", {"config": c, "state": s}) for c in configs(params) for s in states.records
-             if c != "full_step" or s["id"] in full]
+    items = [(f"{c}:{s.id}", {"config": c, "state": s}) for c in configs(params) for s in states.records
+             if c != "full_step" or s.id in full]
     full_variant = Variant.parse("full_step", FULL_STEP, where="probe")
     full_cfg = PlannerConfig.from_params({k: params[k] for k in ("world", "retrieval", "planner")},
                                          variant=full_variant)
 
-    def work(client: Any, payload: dict[str, Any]) -> dict[str, Any]:
-        state = ProbeState.from_dict(payload["state"])
+    def work(client: Any, payload: dict[str, Any]) -> ProbePick:
+        state: ProbeState = payload["state"]
         config = payload["config"]
         task = get_task(state.task_id)
         if config == "random":
@@ -88,7 +88,7 @@ def plan(params: dict[str, Any], policy: str) -> Planned:
             if pick is None:
                 raise ValueError(f"{config} gave no answer at probe state {state.id}")
         off_list = None if pick in state.legal else cost_after(task, state, pick, cfg, seed)
-        return scored(state, config, pick, off_list).to_dict()
+        return scored(state, config, pick, off_list)
 
     return Planned(items, work, quarantined=len(states.rejected) + len(gt.rejected) + len(hind.rejected))
 

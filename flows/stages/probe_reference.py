@@ -15,6 +15,7 @@ from planner.loop.episode import run_episode
 from planner.probe.states import probe_tasks, reference_tasks
 from planner.retrieval.examples import ExamplePools
 from planner.variants import Variant
+from pools.records import Rollout
 
 # The reference policy: the paper's planner (scaffold none) with Actor_gt and the gt critic only.
 REFERENCE = {"actors": ["gt"], "critic": "critic_gt", "adapter": True, "search": "beam", "pool": "gt",
@@ -34,8 +35,8 @@ def plan(params: dict[str, Any], policy: str) -> Planned:
     pools = ExamplePools.from_records(gt.records)
     by_id = {t.id: t for t in chosen}
 
-    def work(client: Any, task_id: str) -> dict[str, Any]:
-        return run_episode(by_id[task_id], variant, pools, client, cfg).to_dict()
+    def work(client: Any, task_id: str) -> Rollout:
+        return run_episode(by_id[task_id], variant, pools, client, cfg)
 
     return Planned([(t.id, t.id) for t in chosen], work, quarantined=len(tasks.rejected) + len(gt.rejected))
 

@@ -38,7 +38,8 @@ def states_of(params: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]
     else:
         got, dropped = on_policy_states(task, payload["executed"], int(probe["on_policy_per_task"]), cfg, seed, rng,
                                         known)
-    return {"kind": payload["kind"], "states": [s.to_dict() for s in got], "dropped": dict(dropped)}
+    # Journaled as JSON (an item gives several states); written under the probe_state schema.
+    return {"kind": payload["kind"], "states": [s.model_dump() for s in got], "dropped": dict(dropped)}
 
 
 @flow(name="probe_set")
@@ -54,8 +55,8 @@ def probe_set_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
     chosen = probe_tasks(tasks.records, gt.records, probe["split"], int(probe["per_type"]), int(probe["seed"]))
     items: list[tuple[str, Any]] = [(f"recovery:{t.id}", {"kind": "recovery", "task_id": t.id}) for t in chosen]
     for r in reference.records:
-        items.append((f"on_policy:{r['task_id']}", {"kind": "on_policy", "task_id": r["task_id"],
-                                                     "executed": executed_subgoals(r)}))
+        items.append((f"on_policy:{r.task_id}", {"kind": "on_policy", "task_id": r.task_id,
+                                                  "executed": executed_subgoals(r)}))
     with stage_lock("probe_set"):
         result = run_items("probe_set", items, lambda payload: states_of(params, payload),
                            key=[resume_key(params), file_digest(TASKS, GT_POOL, REFERENCE)])

@@ -9,19 +9,19 @@ from flows.runtime.llm_stage import LLMStage
 from flows.runtime.stage_io import GT_POOL, REFLECTIONS, ROLLOUTS, read_input
 from planner.config import PlannerConfig
 from planner.relabel.stages import reflect
-from pools.records import Rollout, Sample
+from pools.records import Reflection, Rollout
 
 
 def plan(params: dict[str, Any], policy: str) -> Planned:
     """The items of stage `reflect` and how to run one (rebuilt from params and files on a Dask worker)."""
     rollouts = read_input(ROLLOUTS, "rollout", policy)
     gt = read_input(GT_POOL, "sample", policy)
-    gt_by_id = {r["id"]: Sample.from_dict(r) for r in gt.records if r["kind"] == "gt"}
+    gt_by_id = {s.id: s for s in gt.records if s.kind == "gt"}
     cfg = PlannerConfig.from_params({"relabel": params["relabel"]})  # the relabel keys dvc.yaml declares for reflect
-    items = [(r["id"], r) for r in rollouts.records if r["leave_out"] in gt_by_id]
+    items = [(r.id, r) for r in rollouts.records if r.leave_out in gt_by_id]
 
-    def work(client: Any, rollout: dict[str, Any]) -> dict[str, Any]:
-        return reflect(Rollout.from_dict(rollout), gt_by_id[rollout["leave_out"]], client, cfg).to_dict()
+    def work(client: Any, rollout: Rollout) -> Reflection:
+        return reflect(rollout, gt_by_id[rollout.leave_out], client, cfg)
 
     return Planned(items, work, quarantined=len(rollouts.rejected) + len(gt.rejected))
 

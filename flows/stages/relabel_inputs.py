@@ -6,14 +6,14 @@ from typing import Any
 
 from flows.runtime.stage_io import GT_POOL, REFLECTIONS, ROLLOUTS, read_input
 from planner.retrieval.examples import ExamplePools
-from pools.records import Rollout
+from pools.records import Reflection, Rollout
 
 
 @dataclass
 class Reflected:
     """One item per reflection whose rollout exists; each rollout's expert sample found by its leave-out id."""
-    items: list[tuple[str, dict[str, Any]]]  # (reflection id, reflection row)
-    rollouts: dict[str, Any]  # rollout id -> Rollout
+    items: list[tuple[str, Reflection]]  # (reflection id, reflection)
+    rollouts: dict[str, Rollout]  # rollout id -> Rollout
     pools: Any  # planner.retrieval.examples.ExamplePools of the gt pool
     experts: dict[str, Any]  # gt sample id -> Sample (the expert's rollout of a practice task)
     quarantined: int  # rows of the three inputs set aside under the quarantine policy
@@ -24,8 +24,8 @@ def read_reflected(policy: str) -> Reflected:
     reflections = read_input(REFLECTIONS, "reflection", policy)
     rollouts = read_input(ROLLOUTS, "rollout", policy)
     gt = read_input(GT_POOL, "sample", policy)
-    by_id = {r["id"]: Rollout.from_dict(r) for r in rollouts.records}
+    by_id = {r.id: r for r in rollouts.records}
     pools = ExamplePools.from_records(gt.records)
-    return Reflected(items=[(r["id"], r) for r in reflections.records if r["rollout_id"] in by_id],
+    return Reflected(items=[(r.id, r) for r in reflections.records if r.rollout_id in by_id],
                      rollouts=by_id, pools=pools, experts={s.id: s for s in pools.gt},
                      quarantined=len(reflections.rejected) + len(rollouts.rejected) + len(gt.rejected))

@@ -201,7 +201,7 @@ class EpisodeState:
         """Record a step where no legal sub-goal was proposed (the world is not called): a failure of the planner."""
         self.no_proposal_streak += 1
         self.last_failed = True
-        rec = StepRecord(subgoal=NO_SUBGOAL, ok=False, reason=NO_PROPOSAL, observation=now.text, pddl_pred=pred,
+        rec = StepRecord.new(subgoal=NO_SUBGOAL, ok=False, reason=NO_PROPOSAL, observation=now.text, pddl_pred=pred,
                          candidates=[], repeat_fail=self.no_proposal_streak - 1, legal=decision.legal,
                          chosen_by="none")
         self.steps.append(rec)
@@ -222,7 +222,7 @@ class EpisodeState:
             if action.startswith("Navigation ") and (sr.reason or "").endswith("not found"):
                 self.lost.add(action.split(" ", 1)[1])  # the room was explored and none is in view
         self.commands.append(len(getattr(env, "last_commands", ())))  # ALFWorld commands it issued (0: ours)
-        rec = StepRecord(subgoal=action, ok=bool(sr.ok), reason=sr.reason or "", observation=now.text,
+        rec = StepRecord.new(subgoal=action, ok=bool(sr.ok), reason=sr.reason or "", observation=now.text,
                          pddl_pred=pred, candidates=[dict(c) for c in decision.result.candidates],
                          repeat_fail=repeat if not sr.ok else 0, legal=decision.legal, chosen_by=decision.chosen_by)
         self.steps.append(rec)

@@ -67,8 +67,8 @@ def run_react(task: Task, client: Any, cfg: PlannerConfig, seed: int) -> tuple[A
             answer = process_observation(env.command(turn.text))
             prompt += turn_text(turn.text, answer)
             ok, reason = answer != NOTHING, "" if answer != NOTHING else answer
-        steps.append(StepRecord(subgoal=turn.text, ok=ok, reason=reason, observation=observation, pddl_pred={},
-                                candidates=[], legal=len(admissible), chosen_by="llm"))
+        steps.append(StepRecord.new(subgoal=turn.text, ok=ok, reason=reason, observation=observation, pddl_pred={},
+                                    candidates=[], legal=len(admissible), chosen_by="llm"))
         if turn.kind != "think":
             observation = answer
     stop = env.done_reason or "max_actions"

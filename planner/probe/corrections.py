@@ -9,7 +9,7 @@ else the first in legal order ('first').
 """
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Sequence
 
 from household.cost_to_go import cost_to_go, shortest_plan
 from household.tasks import Task
@@ -19,16 +19,16 @@ from planner.loop.episode import History
 from planner.loop.replay import new_env
 from planner.probe.quality import step_labels
 from planner.probe.states import context, executed_subgoals, option_costs
-from pools.records import Correction
+from pools.records import Correction, Rollout
 
 SHOWN_BY = ("task", "plan", "first")  # the rules that pick the shown step among the optimal options, in order
 
 
-def corrections(rollout: Mapping[str, Any], task: Task, cfg: PlannerConfig) -> list[Correction]:
-    """The corrections of one practice run (a rollout record), in the order of its steps."""
-    executed = executed_subgoals(dict(rollout))
-    labels = step_labels(task, executed, cfg, rollout["seed"])
-    env = new_env(task, cfg, rollout["seed"])
+def corrections(rollout: Rollout, task: Task, cfg: PlannerConfig) -> list[Correction]:
+    """The corrections of one practice run, in the order of its steps."""
+    executed = executed_subgoals(rollout)
+    labels = step_labels(task, executed, cfg, rollout.seed)
+    env = new_env(task, cfg, rollout.seed)
     history = History()
     reasons: list[str] = []
     known: dict[tuple, int] = {}  # d of states already solved on this task (exact; shared by the states)
@@ -47,8 +47,8 @@ def corrections(rollout: Mapping[str, Any], task: Task, cfg: PlannerConfig) -> l
         optimal = [o for o, d in zip(legal, d_options) if d == least]
         shown, shown_by = shown_step(task, env, optimal)
         out.append(Correction.new(
-            task_id=task.id, task_type=task.task_type, instruction=rollout["instruction"],
-            args=task.args.as_dict(), source=rollout["id"], steps=list(executed[:i + 1]), reasons=list(reasons),
+            task_id=task.id, task_type=task.task_type, instruction=rollout.instruction,
+            args=task.args.as_dict(), source=rollout.id, steps=list(executed[:i + 1]), reasons=list(reasons),
             label=lab, d=cost_to_go(env, known=known), optimal=optimal, shown=shown, shown_by=shown_by,
             robot_next=executed[i + 1] if i + 1 < len(executed) else ""))
     return out

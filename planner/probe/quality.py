@@ -19,6 +19,7 @@ from household.cost_to_go import cost_to_go
 from household.tasks import Task
 from planner.config import PlannerConfig
 from planner.loop.replay import new_env
+from pools.records import PoolItem, Sample
 
 LABELS = ("progress", "neutral", "regress", "refused")
 ACTOR_KINDS = ("gt", "hindsight")  # the samples an actor reads (critic samples hold no steps to a goal of theirs)
@@ -63,25 +64,25 @@ def counts(labels: Iterable[str]) -> dict[str, int]:
     return {k: c.get(k, 0) for k in LABELS}
 
 
-def pool_quality(labeled: Sequence[tuple[Mapping[str, Any], Sequence[str]]]) -> dict[str, Any]:
+def pool_quality(labeled: Sequence[tuple[Sample, Sequence[str]]]) -> dict[str, Any]:
     """The pool's figures from (sample row, its step labels) pairs: per kind, the steps by label and the progress
     share, overall and per task type, and each sample's progress share."""
     out: dict[str, Any] = {}
     for kind in ACTOR_KINDS:
-        rows = [(r, ls) for r, ls in labeled if r["kind"] == kind]
+        rows = [(r, ls) for r, ls in labeled if r.kind == kind]
         total = counts(x for _, ls in rows for x in ls)
         by_type: dict[str, Any] = {}
-        for tt in sorted({r["task_type"] for r, _ in rows}):
-            c = counts(x for r, ls in rows if r["task_type"] == tt for x in ls)
-            by_type[tt] = {"samples": sum(r["task_type"] == tt for r, _ in rows), "steps": c, "progress": share(c)}
+        for tt in sorted({r.task_type for r, _ in rows}):
+            c = counts(x for r, ls in rows if r.task_type == tt for x in ls)
+            by_type[tt] = {"samples": sum(r.task_type == tt for r, _ in rows), "steps": c, "progress": share(c)}
         out[kind] = {"samples": len(rows), "steps": total, "progress": share(total), "by_type": by_type,
-                     "by_sample": {r["id"]: share(counts(ls)) for r, ls in rows}}
+                     "by_sample": {r.id: share(counts(ls)) for r, ls in rows}}
     return out
 
 
-def quality_of(rows: Sequence[Mapping[str, Any]], cfg: PlannerConfig, seed: int) -> dict[str, Any]:
+def quality_of(rows: Sequence[PoolItem], cfg: PlannerConfig, seed: int) -> dict[str, Any]:
     """A pool's figures (pool_quality) from its records: each actor sample's steps replayed on its task."""
     from household.tasks import get_task
 
-    return pool_quality([(r, step_labels(get_task(r["task_id"]), r["steps"], cfg, seed))
-                         for r in rows if r["kind"] in ACTOR_KINDS])
+    return pool_quality([(r, step_labels(get_task(r.task_id), r.steps, cfg, seed))
+                         for r in rows if r.kind in ACTOR_KINDS])

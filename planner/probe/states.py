@@ -26,7 +26,7 @@ from planner.config import PlannerConfig
 from planner.loop.episode import History, paper_legal
 from planner.loop.replay import new_env
 from planner.search.actors import StepContext
-from pools.records import ProbeState
+from pools.records import PoolItem, ProbeState, Rollout
 
 KINDS = ("recovery", "on_policy")
 WRONG = ("walk", "pickup", "put", "refused")
@@ -130,9 +130,9 @@ def recovery_states(task: Task, n: int, cfg: PlannerConfig, seed: int, rng: rand
     return out, dropped
 
 
-def executed_subgoals(rollout: dict[str, Any]) -> list[str]:
-    """The sub-goals the world ran in a rollout record, in order (a step where nothing was proposed never reached it)."""
-    return [s["subgoal"] for s in rollout["steps"] if s.get("chosen_by") != "none" and s["subgoal"] != "(none)"]
+def executed_subgoals(rollout: Rollout) -> list[str]:
+    """The sub-goals the world ran in a rollout, in order (a step where nothing was proposed never reached it)."""
+    return [s.subgoal for s in rollout.steps if s.chosen_by != "none" and s.subgoal != "(none)"]
 
 
 def on_policy_states(task: Task, executed: Sequence[str], n: int, cfg: PlannerConfig, seed: int,
@@ -156,7 +156,7 @@ def cost_after(task: Task, state: ProbeState, pick: str, cfg: PlannerConfig, see
     return cost_to_go(_after(world, pick)[0])
 
 
-def probe_tasks(task_rows: Iterable[dict[str, Any]], gt_rows: Iterable[dict[str, Any]], split: str, per_type: int,
+def probe_tasks(task_rows: Iterable[dict[str, Any]], gt_rows: Iterable[PoolItem], split: str, per_type: int,
                 seed: int, task_set: str = "heldout", one_per_spec: bool = False) -> list[Task]:
     """The probe's tasks: `per_type` of each type of `split` that the expert solves, in `task_set` (heldout: outside
     the dev set; dev: the dev set, where a pool's design may be tuned) and outside the pools (rows of
@@ -164,7 +164,7 @@ def probe_tasks(task_rows: Iterable[dict[str, Any]], gt_rows: Iterable[dict[str,
     goal, so they would add states without adding tasks)."""
     from household.tasks import get_task, in_task_set
 
-    pooled = {r["task_id"] for r in gt_rows}
+    pooled = {r.task_id for r in gt_rows}
     rows = [r for r in task_rows if r["split"] == split and r.get("expert_ok", True)
             and in_task_set(r["id"], task_set) and r["id"] not in pooled]
     tasks = [get_task(r["id"]) for r in rows]

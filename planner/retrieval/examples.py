@@ -9,7 +9,7 @@ from typing import Any, Callable, Sequence, TypeVar
 
 from planner.retrieval.situations import Window, record_windows
 from pools.ids import content_id
-from pools.records import Correction, CriticSample, Sample
+from pools.records import Correction, CriticSample, PoolItem, Sample
 
 T = TypeVar("T", Sample, CriticSample)
 
@@ -37,14 +37,13 @@ class ExamplePools:
     _windows: dict[tuple[str, int], list[Window]] = field(default_factory=dict, repr=False)
 
     @classmethod
-    def from_records(cls, *record_lists: Sequence[dict[str, Any]]) -> "ExamplePools":
-        """Pools from pool-file records (any mix of gt, hindsight, correction and critic rows), each routed by its
+    def from_records(cls, *record_lists: Sequence[PoolItem]) -> "ExamplePools":
+        """Pools from pool records (any mix of gt, hindsight, correction and critic records), each routed by its
         kind."""
         rows = [r for records in record_lists for r in records]
-        return cls(gt=[Sample.from_dict(r) for r in rows if r["kind"] == "gt"],
-                   hind=[Sample.from_dict(r) if r["kind"] == "hindsight" else Correction.from_dict(r)
-                         for r in rows if r["kind"] in ("hindsight", "correction")],
-                   critic=[CriticSample.from_dict(r) for r in rows if r["kind"] == "critic"])
+        return cls(gt=[r for r in rows if r.kind == "gt"],
+                   hind=[r for r in rows if r.kind in ("hindsight", "correction")],
+                   critic=[r for r in rows if r.kind == "critic"])
 
     def items(self, kind: str) -> Sequence[Any]:
         """The samples of one kind: 'gt', 'hind', 'critic' or 'critic_gt' (critic samples from expert plans)."""

@@ -20,7 +20,7 @@ from planner.search.actors import Actor, StepContext
 from planner.search.beam import Node
 from planner.search.critic import Critic
 from planner.search.generator import Belief
-from pools.records import Correction, CriticSample, Sample
+from pools.records import Correction, CriticSample, PoolItem, Sample
 
 VIEWS = ("actor", "critic", "sft", "preference")
 
@@ -34,7 +34,7 @@ class Decision:
     """A state of a pool record's task where a next sub-goal is chosen: the actor's prompt there, the answer to
     learn, and, for a correction, the step the robot took there instead ('' when there is none)."""
 
-    record: Mapping[str, Any]
+    record: Sample | Correction
     pool: str
     step: int
     prompt: str
@@ -49,57 +49,53 @@ def actor_prompt(instruction: str, args: Mapping[str, Any], trace: Sequence[tupl
     return _ACTOR.prompt(ctx)
 
 
-def actor_row(record: Mapping[str, Any], pool: str) -> dict[str, Any]:
+def actor_row(sample: Sample, pool: str) -> dict[str, Any]:
     """A view_actor row: the sample's example block, and the sample as the actor's question and answer."""
-    sample = Sample.from_dict(dict(record))
-    return {**_ids(record, pool), "kind": sample.kind, "text": actor_example(sample),
+    return {**_ids(sample, pool), "kind": sample.kind, "text": actor_example(sample),
             "prompt": actor_prompt(sample.instruction, sample.args, ()), "answer": " " + trace_text(sample.trace())}
 
 
-def critic_row(record: Mapping[str, Any], pool: str) -> dict[str, Any]:
+def critic_row(sample: CriticSample, pool: str) -> dict[str, Any]:
     """A view_critic row: the sample's example block, and the sample as the critic's question and answer."""
-    sample = CriticSample.from_dict(dict(record))
     ctx = StepContext(instruction=sample.instruction, seen=(), args=None, done=tuple(sample.steps))
-    return {**_ids(record, pool), "text": critic_examples([sample]),
+    return {**_ids(sample, pool), "text": critic_examples([sample]),
             "prompt": _CRITIC.prompt(ctx, [Node((), Belief())]),
             "answer": f" the value is {sample.value_num}/{sample.value_den}"}
 
 
-def actor_decisions(record: Mapping[str, Any], pool: str) -> list[Decision]:
+def actor_decisions(sample: Sample, pool: str) -> list[Decision]:
     """One decision per step of an actor sample's plan that the world carried out; a failed step stays in the plan
     of the decisions after it, with its reason, and is not an answer."""
-    sample = Sample.from_dict(dict(record))
     trace = sample.trace()
-    return [Decision(record, pool, i, actor_prompt(sample.instruction, sample.args, trace[:i]), step)
+    return [Decision(sample, pool, i, actor_prompt(sample.instruction, sample.args, trace[:i]), step)
             for i, (step, reason) in enumerate(trace) if not reason]
 
 
-def correction_decisions(record: Mapping[str, Any], pool: str) -> list[Decision]:
+def correction_decisions(c: Correction, pool: str) -> list[Decision]:
     """A correction's one decision, at its state: its shown step chosen, and the robot's next step there rejected
     when that one was not optimal."""
-    c = Correction.from_dict(dict(record))
     rejected = c.robot_next if c.robot_next and c.robot_next not in c.optimal else ""
-    return [Decision(record, pool, len(c.steps), actor_prompt(c.instruction, c.args, c.trace()[:-1]), c.shown,
+    return [Decision(c, pool, len(c.steps), actor_prompt(c.instruction, c.args, c.trace()[:-1]), c.shown,
                      rejected)]
 
 
 # Pool record kind -> its decisions.
-DECISIONS: dict[str, Callable[[Mapping[str, Any], str], list[Decision]]] = {
+DECISIONS: dict[str, Callable[[Any, str], list[Decision]]] = {
     "gt": actor_decisions,
     "hindsight": actor_decisions,
     "correction": correction_decisions,
 }
 
 
-def decisions(pools: Mapping[str, Iterable[Mapping[str, Any]]]) -> list[Decision]:
+def decisions(pools: Mapping[str, Iterable[PoolItem]]) -> list[Decision]:
     """Every decision of the pools' records (pool name -> records), in pool and record order."""
-    return [d for pool, records in pools.items() for r in records if r["kind"] in DECISIONS
-            for d in DECISIONS[r["kind"]](r, pool)]
+    return [d for pool, records in pools.items() for r in records if r.kind in DECISIONS
+            for d in DECISIONS[r.kind](r, pool)]
 
 
 def sft_row(decision: Decision) -> dict[str, Any]:
     """A view_sft row: the decision's prompt and answer as chat messages."""
-    return {**_ids(decision.record, decision.pool), "kind": decision.record["kind"], "step": decision.step,
+    return {**_ids(decision.record, decision.pool), "kind": decision.record.kind, "step": decision.step,
             "messages": [_message("user", decision.prompt), _message("assistant", decision.chosen)]}
 
 
@@ -110,19 +106,19 @@ def preference_row(decision: Decision) -> dict[str, Any]:
             "rejected": [_message("assistant", decision.rejected)]}
 
 
-def view_rows(pools: Mapping[str, Sequence[Mapping[str, Any]]]) -> dict[str, list[dict[str, Any]]]:
+def view_rows(pools: Mapping[str, Sequence[PoolItem]]) -> dict[str, list[dict[str, Any]]]:
     """The rows of every view (VIEWS) of the pools (pool name -> its records)."""
     made = decisions(pools)
     return {
-        "actor": [actor_row(r, p) for p, records in pools.items() for r in records if r["kind"] in ("gt", "hindsight")],
-        "critic": [critic_row(r, p) for p, records in pools.items() for r in records if r["kind"] == "critic"],
+        "actor": [actor_row(r, p) for p, records in pools.items() for r in records if isinstance(r, Sample)],
+        "critic": [critic_row(r, p) for p, records in pools.items() for r in records if isinstance(r, CriticSample)],
         "sft": [sft_row(d) for d in made],
         "preference": [preference_row(d) for d in made if d.rejected],
     }
 
 
-def _ids(record: Mapping[str, Any], pool: str) -> dict[str, Any]:
-    return {"sample_id": record["id"], "pool": pool, "task_id": record["task_id"], "task_type": record["task_type"]}
+def _ids(record: PoolItem, pool: str) -> dict[str, Any]:
+    return {"sample_id": record.id, "pool": pool, "task_id": record.task_id, "task_type": record.task_type}
 
 
 def _message(role: str, content: str) -> dict[str, str]:

@@ -29,7 +29,7 @@ def gt_records(n: int = 2) -> list[dict[str, Any]]:
                           args=ARGS, steps=PLAN, verified=True, source="expert") for i in range(n)]
     critic = CriticSample.new(task_id="trial_gt0", task_type=TYPE, instruction=samples[0].instruction,
                               steps=PLAN[:3], value_num=0, value_den=3, verified=True, source="expert")
-    return [s.to_dict() for s in (*samples, critic)]
+    return [s.model_dump() for s in (*samples, critic)]
 
 
 def hindsight_records() -> list[dict[str, Any]]:
@@ -40,7 +40,7 @@ def hindsight_records() -> list[dict[str, Any]]:
                         steps=steps, verified=True, source="ro-1", reasons=reasons)
     critic = CriticSample.new(task_id="trial_hs", task_type=TYPE, instruction="Cool an apple.", steps=steps[:2],
                               value_num=0, value_den=3, verified=True, source="ro-1")
-    return [sample.to_dict(), critic.to_dict()]
+    return [sample.model_dump(), critic.model_dump()]
 
 
 def correction_record() -> dict[str, Any]:
@@ -48,7 +48,7 @@ def correction_record() -> dict[str, Any]:
     return Correction.new(task_id="trial_hs", task_type=TYPE, instruction="Cool an apple.", args=ARGS, source="ro-1",
                           steps=["Navigation Fridge", "PickupObject Apple"], reasons=["", "Apple not found"],
                           label="refused", d=6, optimal=["Navigation Apple"], shown="Navigation Apple",
-                          shown_by="task", robot_next="OpenObject Fridge").to_dict()
+                          shown_by="task", robot_next="OpenObject Fridge").model_dump()
 
 
 def write_pools(repo: Path, gt: list[dict[str, Any]], hindsight: list[dict[str, Any]],
@@ -68,7 +68,7 @@ def write_pools(repo: Path, gt: list[dict[str, Any]], hindsight: list[dict[str, 
 def write_picks(repo: Path) -> None:
     """Two configurations' picks at two states of one task."""
     picks = [ProbePick.new(state_id=f"st{i}", config=c, task_id="trial_p", task_type=TYPE, kind="recovery",
-                           pick="Navigation Fridge", optimal=bool(i), progress=i, regret=1 - i, chance=0.5).to_dict()
+                           pick="Navigation Fridge", optimal=bool(i), progress=i, regret=1 - i, chance=0.5).model_dump()
              for c in ("actor_gt", "actor_hind") for i in range(2)]
     write_jsonl(repo / PROBE_PICKS, picks, "probe_pick")
 

@@ -51,7 +51,7 @@ def pools() -> ExamplePools:
     from planner.relabel.gt_samples import build_gt_samples
 
     train = [t for t in load_tasks("train") if t.task_type == "pick_and_place_simple"][:2]
-    return ExamplePools.from_records([s.to_dict() for s in build_gt_samples(train)], [])
+    return ExamplePools.from_records(build_gt_samples(train), [])
 
 
 def _react(tmp_path, answer, variant="react", **world):
@@ -163,7 +163,7 @@ def _workspace(tmp: Path, url: str, model: str) -> None:
     params["evaluate"]["variants"] = {"react": PRESETS["react"]}
     (tmp / "params.yaml").write_text(yaml.safe_dump(params))
     train = [t for t in load_tasks("train") if t.task_type == "pick_and_place_simple"][:1]
-    write_jsonl(tmp / "data/pools/gt.jsonl", [s.to_dict() for s in build_gt_samples(train)], "sample")
+    write_jsonl(tmp / "data/pools/gt.jsonl", [s.model_dump() for s in build_gt_samples(train)], "sample")
     write_jsonl(tmp / "data/tasks.jsonl", [], "task")
 
 

@@ -50,7 +50,7 @@ def _workspace(tmp: Path, games: Path) -> dict:
     (tmp / "params.yaml").write_text(yaml.safe_dump(params))
     # The pool's tasks are the samples' own (ALFRED trials whose games sit in train/ here), made in our world.
     tasks = [get_task(g.task.id) for g in load_games(SAMPLES)]
-    write_jsonl(tmp / "data/pools/gt.jsonl", [s.to_dict() for s in build_gt_samples(tasks)], "sample")
+    write_jsonl(tmp / "data/pools/gt.jsonl", [s.model_dump() for s in build_gt_samples(tasks)], "sample")
     write_jsonl(tmp / "data/pools/hindsight.jsonl", [], "sample")
     write_jsonl(tmp / "data/tasks.jsonl", [], "task")  # not read on this backend
     return params
@@ -75,7 +75,7 @@ def test_collect_practises_on_the_pools_tasks_in_their_alfworld_train_games(tmp_
     planned = collect.plan(stage_params("collect", params), "fail")
     # collect.per_type 1: one practice task per type of the pool (heat: the Apple game; two objects: first by id)
     rows = [row for _, row in planned.items]
-    assert sorted(r["task_type"] for r in rows) == ["pick_heat_then_place_in_recep", "pick_two_obj_and_place"]
+    assert sorted(r.task_type for r in rows) == ["pick_heat_then_place_in_recep", "pick_two_obj_and_place"]
     plans = _expert_answers()
 
     def answer(req):  # the task's own instruction comes last: the examples before it are the pool's other tasks
@@ -83,10 +83,10 @@ def test_collect_practises_on_the_pools_tasks_in_their_alfworld_train_games(tmp_
         return " " + "; ".join(plans[text]) if text in req.prompt else " Stop"
 
     with ScriptedEndpoint(answer) as ep, llm_client.LLMClient(ep.settings(), cache_dir=tmp_path / "cache") as client:
-        rollouts = [planned.work(client, row) for row in rows]
+        rollouts = [planned.work(client, row).model_dump() for row in rows]
     assert all(r["success"] for r in rollouts), [(r["task_id"], r["metrics"]["stop_reason"],
                                                   [(s["subgoal"], s.get("reason")) for s in r["steps"]]) for r in rollouts]
-    assert sorted(r["leave_out"] for r in rollouts) == sorted(r["id"] for r in rows)  # leave-one-out as ours
+    assert sorted(r["leave_out"] for r in rollouts) == sorted(r.id for r in rows)  # leave-one-out as ours
     assert played and {p.parent.parent.parent.name for p in played} == {"train"}
     # A relabeling replay (complete, critic) of a practice task finds its train game under the same folder.
     cfg = PlannerConfig.from_params({k: params[k] for k in ("world", "retrieval", "planner")})
@@ -160,7 +160,7 @@ def test_relabeling_replays_practice_runs_in_their_alfworld_train_games(tmp_path
     def run(stage, planned, schema, out):
         rows = [planned.work(client, item) for _, item in planned.items]
         write_jsonl(tmp_path / out, rows, schema)
-        return rows
+        return [r.model_dump() for r in rows]
 
     with ScriptedEndpoint(answer) as ep, llm_client.LLMClient(ep.settings(), cache_dir=tmp_path / "cache") as client:
         rollouts = run("collect", collect.plan(stage_params("collect", params), "fail"), "rollout",
@@ -174,6 +174,6 @@ def test_relabeling_replays_practice_runs_in_their_alfworld_train_games(tmp_path
         assert len(completions) == len(rollouts) and all(c["verified"] for c in completions), [
             (c["task_id"], c["replay"], c["steps"], [(r["added"], r["failure"]) for r in c["rounds"]])
             for c in completions]
-        critics = [critic_samples.plan(stage_params("critic", params), "fail").work(client, item)
+        critics = [critic_samples.plan(stage_params("critic", params), "fail").work(client, item).model_dump()
                    for _, item in critic_samples.plan(stage_params("critic", params), "fail").items]
         assert len(critics) == len(rollouts) and all(c["value_den"] == 4 for c in critics)

@@ -28,7 +28,7 @@ def workspace(tmp_path: Path) -> Path:
     (ws / "params.yaml").write_text((ROOT / "params.yaml").read_text())
     for name in ("completions.jsonl", "critic_samples.jsonl"):
         (ws / "data" / "relabel" / name).write_text("")
-    (ws / "data" / "relabel" / "rollouts.jsonl").write_text(json.dumps(run().to_dict()) + "\n")
+    (ws / "data" / "relabel" / "rollouts.jsonl").write_text(json.dumps(run().model_dump()) + "\n")
     return ws
 
 
@@ -51,7 +51,7 @@ def lines(path: Path) -> list[dict]:
 def test_corrections_are_written_and_pooled_and_counted_only_when_on(workspace: Path, prefect_server: str) -> None:
     stage(workspace, prefect_server, "corrections")
     made = lines(workspace / "data/relabel/corrections.jsonl")
-    assert made == [c.to_dict() for c in corrections(run().to_dict(), first_task("pick_and_place_simple"), CFG)]
+    assert made == [c.model_dump() for c in corrections(run(), first_task("pick_and_place_simple"), CFG)]
     assert [c["label"] for c in made] == ["neutral", "refused", "regress"]
 
     stage(workspace, prefect_server, "pool")  # the default: not pooled, the manifest as before

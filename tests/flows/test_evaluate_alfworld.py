@@ -32,7 +32,7 @@ def _workspace(tmp: Path, games: Path) -> dict:
     params["evaluate"]["variants"]["llm_planner"] = PRESETS["llm_planner"]
     (tmp / "params.yaml").write_text(yaml.safe_dump(params))
     train = [t for t in load_tasks("train") if t.task_type == "pick_and_place_simple"][:2]
-    write_jsonl(tmp / "data/pools/gt.jsonl", [s.to_dict() for s in build_gt_samples(train)], "sample")
+    write_jsonl(tmp / "data/pools/gt.jsonl", [s.model_dump() for s in build_gt_samples(train)], "sample")
     write_jsonl(tmp / "data/pools/hindsight.jsonl", [], "sample")
     write_jsonl(tmp / "data/tasks.jsonl", [], "task")  # not read on this backend: the games are the tasks
     return params

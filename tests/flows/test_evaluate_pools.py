@@ -26,7 +26,7 @@ def _hindsight_pool(root: Path, with_sample: bool) -> None:
                         steps=["PickupObject Spatula", "Navigation Spatula", "PickupObject Spatula",
                                "Navigation Drawer", "OpenObject Drawer", "PutObject Spatula Drawer"],
                         reasons=["Spatula not found", "", "", "", "", ""], verified=True, source="ro-probe")
-    write_jsonl(root / "data/pools/hindsight.jsonl", [sample.to_dict()] if with_sample else [], "sample")
+    write_jsonl(root / "data/pools/hindsight.jsonl", [sample.model_dump()] if with_sample else [], "sample")
 
 
 def _actor_prompts(root: Path, ep: ScriptedEndpoint, variant: str) -> list[str]:

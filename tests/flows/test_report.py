@@ -43,7 +43,7 @@ def _episodes(variant: str, tasks: list[Any]) -> list[dict[str, Any]]:
 
     out = []
     for i, task in enumerate(tasks):
-        r = run_episode(task, "expert", ExamplePools.from_records([], []), None, PlannerConfig()).to_dict()
+        r = run_episode(task, "expert", ExamplePools.from_records([], []), None, PlannerConfig()).model_dump()
         r["variant"] = variant
         if variant != "expert":
             fail = (i + (variant == "no_hindsight")) % 2 == 0

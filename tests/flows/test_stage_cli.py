@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from flows.stages.hindsight_pool import role_models, rollout_roles
+from pools.jsonl import as_record
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -62,7 +63,8 @@ def test_role_models_name_each_role_and_no_credentials() -> None:
     assert models["actor_gt"]["id"].startswith("embedded:gemma3-270m@sha256:")
     assert models["adapter"]["model"] == "qwen2.5-coder-1.5b"
     assert models["reflect"] == {"model": "gpt-x", "endpoint": "openai-compatible", "id": "gpt-x@api.example.com:8443/v1"}
-    assert rollout_roles([rollout({"critic": 1, "generator": 0}), rollout({"actor_gt": 4})]) == ["actor_gt", "critic"]
+    rollouts = [as_record(rollout(r), "rollout") for r in ({"critic": 1, "generator": 0}, {"actor_gt": 4})]
+    assert rollout_roles(rollouts) == ["actor_gt", "critic"]
 
 
 def test_pool_manifest_says_who_made_what(workspace: Path, prefect_server: str) -> None:

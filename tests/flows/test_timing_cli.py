@@ -26,9 +26,9 @@ def test_timing_shows_stage_seconds_and_seconds_per_subgoal(tmp_path: Path, monk
                               seconds=12.34))
     write_summary(StageResult("tasks", [{"id": "t"}], seconds=3.0))
     tasks = [t for t in load_tasks("valid_seen") if t.task_type == "pick_and_place_simple"][:2]
-    rollouts = [run_episode(t, "expert", ExamplePools(gt=[]), None, PlannerConfig()).to_dict() for t in tasks]
+    rollouts = [run_episode(t, "expert", ExamplePools(gt=[]), None, PlannerConfig()) for t in tasks]
     write_jsonl(tmp_path / "data/eval/expert.jsonl", rollouts, "rollout")
-    subgoals = sum(len(r["steps"]) for r in rollouts)
+    subgoals = sum(len(r.steps) for r in rollouts)
     # Only the first episode has a timing line: 6 s of wall time, 2 s of it waiting on the LLM.
     write_jsonl(tmp_path / "details/timing/evaluate-expert.jsonl",
                 [timing_row(tasks[0].id, Timed(rollouts[0], 6.0, {"seconds": 2.0}))], "timing")

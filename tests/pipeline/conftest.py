@@ -111,14 +111,16 @@ class RoleScript:
             stat = gt.stat()
             if (stat.st_mtime_ns, stat.st_size) != self._gt_stamp:
                 from planner.relabel.phi import phi
+                from pools.jsonl import as_record
                 from pools.select import practice_samples
 
                 self._gt_stamp = (stat.st_mtime_ns, stat.st_size)
                 self._practice = {}
-                rows = [json.loads(line) for line in gt.read_text(encoding="utf-8").splitlines() if line]
+                rows = [as_record(json.loads(line), "sample")
+                        for line in gt.read_text(encoding="utf-8").splitlines() if line]
                 per_type = yaml.safe_load((self.project / "params.yaml").read_text())["collect"]["per_type"]
                 for s in practice_samples(rows, int(per_type)):
-                    self._practice[phi(s["task_type"], s["args"])] = s
+                    self._practice[phi(s.task_type, s.args)] = s.model_dump()
             return self._practice.get(phi_text.strip())
 
     def __call__(self, req: Request) -> str:

@@ -16,7 +16,7 @@ from planner.probe.states import context, replay_state
 from planner.prompts.prompting import actor_example
 from planner.relabel.stages import complete
 from planner.retrieval.examples import ExamplePools
-from pools.jsonl import RecordError, read_jsonl, write_jsonl
+from pools.jsonl import RecordError, read_jsonl, read_records, write_jsonl
 from pools.records import Correction, Reflection, Rollout, StepRecord
 from pools.schemas import violations
 from tests.planner.helpers import first_task
@@ -38,7 +38,8 @@ def task():
 def rollout(task, steps: list[str]) -> Rollout:
     """A practice run's record: `steps` as the planner chose them, with what the world answered."""
     reasons = replay(task, steps, CFG, SEED)["reasons"]
-    recs = [StepRecord(sg, not why, why, "", {}, [], chosen_by="llm") for sg, why in zip(steps, reasons)]
+    recs = [StepRecord(subgoal=sg, ok=not why, reason=why, observation="", pddl_pred={}, candidates=[], repeat_fail=0,
+                       chosen_by="llm") for sg, why in zip(steps, reasons)]
     return Rollout.new(task_id=task.id, task_type=task.task_type, instruction=task.instruction(), split=task.split,
                        variant="hindsight", seed=SEED, leave_out="", success=False, gc=0.0, gc_met=0, gc_total=1,
                        expert_len=4, plw={"sr": 0.0, "gc": 0.0}, steps=recs, metrics={},
@@ -47,7 +48,7 @@ def rollout(task, steps: list[str]) -> Rollout:
 
 @pytest.fixture(scope="module")
 def made(task) -> list[Correction]:
-    return corrections(rollout(task, RUN).to_dict(), task, CFG)
+    return corrections(rollout(task, RUN), task, CFG)
 
 
 def test_a_correction_at_every_state_after_a_step_that_did_not_lower_d_and_none_after_progress(task, made):
@@ -82,7 +83,7 @@ def test_the_optimal_options_are_the_legal_ones_with_the_least_d_by_brute_force(
 
 
 def test_a_run_of_progress_steps_has_no_correction(task):
-    assert corrections(rollout(task, RUN[:2]).to_dict(), task, CFG) == []
+    assert corrections(rollout(task, RUN[:2]), task, CFG) == []
 
 
 def test_the_example_shows_the_prefix_with_failures_then_the_correction(task, made):
@@ -92,25 +93,26 @@ def test_the_example_shows_the_prefix_with_failures_then_the_correction(task, ma
     text = actor_example(refused)
     assert f"PutObject Apple Bed [failed: {refused.reasons[3]}]; {refused.shown}\n" in text and refused.reasons[3]
     # Actor_hind's pool holds the corrections of a pool file beside the hindsight samples
-    pools = ExamplePools.from_records([refused.to_dict()])
+    pools = ExamplePools.from_records([refused])
     assert pools.hind == [refused] and pools.gt == []
 
 
 def test_the_record_round_trips_and_validates_and_a_bad_line_is_named(made, tmp_path: Path):
     for c in made:
-        assert Correction.from_dict(json.loads(json.dumps(c.to_dict()))) == c
-        assert violations(c.to_dict(), "correction") == [] and violations(c.to_dict(), "sample") == []
+        assert Correction.model_validate(json.loads(json.dumps(c.model_dump()))) == c
+        assert violations(c.model_dump(), "correction") == [] and violations(c.model_dump(), "sample") == []
     path = tmp_path / "corrections.jsonl"
-    write_jsonl(path, [c.to_dict() for c in made], "correction")
-    assert read_jsonl(path, "correction").records == [c.to_dict() for c in made]
-    bad = made[1].to_dict() | {"label": "progress"}  # a progress step is never corrected
-    path.write_text(json.dumps(made[0].to_dict()) + "\n" + json.dumps(bad) + "\n")
+    write_jsonl(path, made, "correction")
+    assert read_records(path, "correction").records == made
+    assert read_jsonl(path, "correction").records == [c.model_dump() for c in made]
+    bad = made[1].model_dump() | {"label": "progress"}  # a progress step is never corrected
+    path.write_text(json.dumps(made[0].model_dump()) + "\n" + json.dumps(bad) + "\n")
     for schema in ("correction", "sample"):  # as the stage's output, and as a line of the pool
         with pytest.raises(RecordError) as err:
             read_jsonl(path, schema)
         assert f"{path}:2:" in str(err.value) and "'label'" in str(err.value) and "progress" in str(err.value)
     with pytest.raises(ValueError, match="not optimal"):
-        Correction.new(**{k: v for k, v in made[0].to_dict().items() if k not in ("id", "kind")} | {"shown": "Stop"})
+        Correction.new(**{k: v for k, v in made[0].model_dump().items() if k not in ("id", "kind")} | {"shown": "Stop"})
 
 
 def test_the_expert_completer_keeps_the_prefix_to_the_first_wrong_step_and_solves_the_task(task):

@@ -20,7 +20,6 @@ from planner.search.actors import STEP_ENDS, Actor, ScoringUnavailable, StepCont
 from planner.search.assembly import make_actor
 from planner.search.beam import Node
 from planner.search.generator import Belief
-from pools.records import Sample
 from tests.planner.helpers import ListIndex, RejectingMapper
 
 CTX = StepContext("Put a cold apple in the fridge.", ("Fridge", "Apple"), None, ())
@@ -99,7 +98,7 @@ def test_both_actors_decide_by_score_in_episodes_and_in_the_probe_with_the_same_
             return " " + format_args(task.args.as_dict())
         return "the value is 1/2"
 
-    hind = [Sample.from_dict({**s.to_dict(), "kind": "hindsight"}) for s in pools.gt]
+    hind = [s.model_copy(update={"kind": "hindsight"}) for s in pools.gt]
     both = ExamplePools(gt=pools.gt, hind=hind, index_factory=ListIndex)
     with ScriptedEndpoint(answer) as ep, LLMClient(ep.settings(), cache_dir=tmp_path / "episode") as client:
         r = run_episode(task, "hindsight", both, client, CFG.replace(width=2))  # one proposal per actor

@@ -36,15 +36,15 @@ def test_short_episode_end_to_end(gemma) -> None:
     for t in train:
         picked.setdefault(t.task_type, t)
     gt = build_gt_samples(list(picked.values()), seed=0)
-    hind = [Sample.new(**{**{k: v for k, v in s.to_dict().items() if k != "id"}, "kind": "hindsight",
+    hind = [Sample.new(**{**{k: v for k, v in s.model_dump().items() if k != "id"}, "kind": "hindsight",
                           "source": "test"}) for s in gt[:3]]
     pools = ExamplePools(gt=gt, hind=hind, critic=build_gt_critic_samples(list(picked.values()), gt, seed=0))
     task = next(t for t in load_tasks("valid_seen") if t.task_type == "pick_and_place_simple")
     # the gate would leave one legal step: no actor call
     cfg = PlannerConfig.from_params(k=2, max_subgoals=2, goal_gate=False)
     rollout = run_episode(task, "hindsight", pools, gemma, cfg)
-    d = rollout.to_dict()
-    assert Rollout.from_dict(d) == rollout
+    d = rollout.model_dump()
+    assert Rollout.model_validate(d) == rollout
     assert 1 <= len(rollout.steps) <= 2
     for step in d["steps"]:
         assert set(step) >= {"subgoal", "ok", "reason", "pddl_pred", "candidates"}

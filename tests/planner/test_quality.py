@@ -2,6 +2,8 @@
 expert's cost-to-go, checked against d itself on replayed prefixes."""
 from __future__ import annotations
 
+from types import SimpleNamespace as Rec  # the fields of a sample pool_quality reads
+
 from household.cost_to_go import cost_to_go
 from household.expert import solve
 from planner.config import PlannerConfig
@@ -36,9 +38,9 @@ def test_labels_agree_with_d_before_and_after_each_step():
 
 
 def test_the_pool_figures_count_labels_by_kind_and_type():
-    rows = [({"id": "a", "kind": "gt", "task_type": "x"}, ["progress"] * 3),
-            ({"id": "b", "kind": "hindsight", "task_type": "x"}, ["progress", "neutral", "regress", "refused"]),
-            ({"id": "c", "kind": "hindsight", "task_type": "y"}, [])]
+    rows = [(Rec(id="a", kind="gt", task_type="x"), ["progress"] * 3),
+            (Rec(id="b", kind="hindsight", task_type="x"), ["progress", "neutral", "regress", "refused"]),
+            (Rec(id="c", kind="hindsight", task_type="y"), [])]
     q = pool_quality(rows)
     assert q["gt"]["progress"] == 1.0 and q["gt"]["steps"]["progress"] == 3
     h = q["hindsight"]

@@ -1,4 +1,4 @@
-"""Records round-trip through plain JSON and carry stable content ids."""
+"""Records round-trip through plain JSON (checked by their models) and carry stable content ids."""
 import json
 
 from pools.records import Completion, CriticSample, Reflection, Rollout, Sample, StepRecord
@@ -16,7 +16,7 @@ def _sample(**kw):
 
 def test_sample_round_trip_and_stable_id():
     s = _sample()
-    again = Sample.from_dict(json.loads(json.dumps(s.to_dict())))
+    again = Sample.model_validate(json.loads(json.dumps(s.model_dump())))
     assert again == s
     assert s.id.startswith("gt-") and s.id == _sample().id
     assert _sample(steps=["Navigation Apple"]).id != s.id
@@ -25,22 +25,23 @@ def test_sample_round_trip_and_stable_id():
 
 def test_rollout_round_trip_with_steps():
     step = StepRecord(subgoal="Navigation Apple", ok=True, reason="", observation="Apple", pddl_pred=ARGS,
-                      candidates=[{"subgoal": "Navigation Apple", "value": 0.5}])
-    r = Rollout.new(task_id="t1", task_type="x", instruction="i", variant="hindsight", seed=0, leave_out="",
-                    success=False, gc=0.5, plw={"sr": 0.0, "gc": 0.2}, steps=[step], metrics={"a": 1},
-                    split="valid_seen", gc_met=1, gc_total=2, expert_len=4,
-                    llm={"calls": 3})
-    d = json.loads(json.dumps(r.to_dict()))
-    assert Rollout.from_dict(d) == r
+                      candidates=[{"subgoal": "Navigation Apple", "value": 0.5}], repeat_fail=0)
+    r = Rollout.new(task_id="t1", task_type="pick_cool_then_place_in_recep", instruction="i", variant="hindsight",
+                    seed=0, leave_out="", success=False, gc=0.5, plw={"sr": 0.0, "gc": 0.2}, steps=[step],
+                    metrics={"a": 1}, split="valid_seen", gc_met=1, gc_total=2, expert_len=4,
+                    llm={"calls": 3, "prompt_tokens": 30, "completion_tokens": 3})
+    d = json.loads(json.dumps(r.model_dump()))
+    assert Rollout.model_validate(d) == r
     assert d["steps"][0]["candidates"][0]["value"] == 0.5
 
 
 def test_other_records_round_trip():
-    cs = CriticSample.new(task_id="t", task_type="x", instruction="i", steps=["Stop"], value_num=1, value_den=3,
+    cs = CriticSample.new(task_id="t", task_type="pick_cool_then_place_in_recep", instruction="i", steps=["Stop"],
+                          value_num=1, value_den=3,
                           verified=True, source="expert")
     rf = Reflection.new(rollout_id="ro-1", task_id="t", phi="p", think="k")
     cp = Completion.new(reflection_id=rf.id, rollout_id="ro-1", task_id="t", steps=["Stop"], verified=False,
                         replay={"success": False}, sample=_sample(kind="hindsight"))
     for rec in (cs, rf, cp):
-        assert type(rec).from_dict(json.loads(json.dumps(rec.to_dict()))) == rec
+        assert type(rec).model_validate(json.loads(json.dumps(rec.model_dump()))) == rec
     assert cs.kind == "critic" and cp.sample.id.startswith("hs-")

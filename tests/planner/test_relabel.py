@@ -1,8 +1,6 @@
 """Hindsight relabeling stages over records, with the real world and a scripted LLM."""
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
 
 from flows.stages.hindsight_pool import select
@@ -27,7 +25,8 @@ def task():
 
 
 def _rollout(task, steps: list[tuple[str, str]]) -> Rollout:
-    recs = [StepRecord(sg, not why, why, "", {}, []) for sg, why in steps]
+    recs = [StepRecord(subgoal=sg, ok=not why, reason=why, observation="", pddl_pred={}, candidates=[], repeat_fail=0)
+            for sg, why in steps]
     return Rollout.new(task_id=task.id, task_type=task.task_type, instruction=task.instruction(), variant="hindsight",
                        seed=0, leave_out="", success=False, gc=0.0, plw={"sr": 0.0, "gc": 0.0}, steps=recs,
                        split=task.split, gc_met=0, gc_total=1, expert_len=len(recs), metrics={}, llm={})
@@ -134,9 +133,8 @@ def test_after_repair_rounds_fail_the_completion_is_unverified_and_not_pooled(ta
     assert bodies[0].get("temperature", 0) == 0
     assert not done.verified and not done.sample.verified
     assert all(not r["replay"]["success"] for r in done.rounds)
-    row = done.to_dict()
-    assert select([row], [], keep_unverified=False) == []
-    assert [r["id"] for r in select([row], [], keep_unverified=True)] == [done.sample.id]
+    assert select([done], [], keep_unverified=False) == []
+    assert [r.id for r in select([done], [], keep_unverified=True)] == [done.sample.id]
 
 
 def test_repair_rounds_zero_is_one_call(task, tmp_path):
@@ -273,7 +271,7 @@ def test_reasons_must_match_steps():
     same = Sample.new(kind="gt", task_id="t", task_type="x", instruction="i", args={}, steps=["Stop"], verified=True,
                       reasons=[""])
     assert plain.id == same.id and same.reasons == []
-    assert dataclasses.asdict(plain)["reasons"] == []
+    assert plain.model_dump()["reasons"] == []
 
 
 def test_trim_loops_cuts_walks_away_and_back_and_keeps_the_failures(task):

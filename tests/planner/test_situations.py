@@ -93,7 +93,7 @@ def test_step_retrieval_returns_the_window_of_the_nearest_situation():
 @pytest.mark.parametrize("pool", ["gt", "hind"])
 def test_the_actor_shows_the_nearest_window_last(pool):
     kind = {"gt": "gt", "hind": "hindsight"}[pool]
-    samples = [replace(s, kind=kind) for s in POOL]
+    samples = [s.model_copy(update={"kind": kind}) for s in POOL]
     pools = ExamplePools(**{pool: samples})
     cfg = PlannerConfig.from_params(unit="step", k=3, window=3)
     actor = make_actor(pool, FakeTask(), pools, None, cfg, Grounder(0.6))

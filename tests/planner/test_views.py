@@ -14,13 +14,17 @@ from planner.prompts.parsing import format_args
 from llm.scripted import ScriptedEndpoint, grammar_choices
 from planner.loop.episode import run_episode
 from planner.views import rows
-from pools.jsonl import record_problem, write_jsonl
-from pools.records import CriticSample, Sample
+from pools.jsonl import as_record, record_problem, write_jsonl
+from pools.records import CriticSample, PoolItem, Sample
 from tests.flows.pool_files import gt_records, hindsight_records
 from tests.planner.helpers import ListIndex, gt_pools
 
 CFG = PlannerConfig.from_params(k=9, width=2, max_subgoals=3, scaffold="none")
 SCHEMAS = {v: f"view_{v}" for v in rows.VIEWS}
+
+
+def typed(records: list[dict]) -> list[PoolItem]:
+    return [as_record(r, "sample") for r in records]
 
 
 def _recovering(sample: Sample) -> Sample:
@@ -41,7 +45,7 @@ def test_each_sample_text_is_what_the_episode_prompts_show(task, tmp_path: Path)
     critics = [CriticSample.new(task_id=s.task_id, task_type=s.task_type, instruction=s.instruction,
                                 steps=s.steps[:n], value_num=0, value_den=2, verified=True, source=src)
                for s, n, src in ((gt[1], 2, "expert"), (hind, 3, "ro-1"))]
-    pools = {"gt": [s.to_dict() for s in (*gt, critics[0])], "hindsight": [hind.to_dict(), critics[1].to_dict()]}
+    pools = {"gt": [*gt, critics[0]], "hindsight": [hind, critics[1]]}
     for pool, records in pools.items():
         write_jsonl(tmp_path / f"{pool}.jsonl", records, "sample")
 
@@ -72,7 +76,7 @@ def test_each_sample_text_is_what_the_episode_prompts_show(task, tmp_path: Path)
 
 
 def test_a_row_is_its_sample_as_question_and_answer() -> None:
-    pools = {"gt": gt_records(), "hindsight": hindsight_records()}
+    pools = {"gt": typed(gt_records()), "hindsight": typed(hindsight_records())}
     views = rows.view_rows(pools)
     for view, made in views.items():
         for row in made:
@@ -81,21 +85,21 @@ def test_a_row_is_its_sample_as_question_and_answer() -> None:
         # The example block is the question's state and its answer, as the examples show them.
         assert (row["prompt"] + row["answer"]).endswith(row["text"].rstrip("\n")), row["sample_id"]
     assert views["preference"] == []  # no pool kind holds a rejected step yet
-    ids = {p: {r["id"] for r in records} for p, records in pools.items()}
+    ids = {p: {r.id for r in records} for p, records in pools.items()}
     assert all(r["sample_id"] in ids[r["pool"]] for made in views.values() for r in made)
 
 
 def test_decisions_are_the_carried_out_steps_with_the_plan_so_far() -> None:
     record, _ = hindsight_records()
-    sample = Sample.from_dict(record)
-    made = [rows.sft_row(d) for d in rows.decisions({"hindsight": [record]})]
+    sample = Sample.model_validate(record)
+    made = [rows.sft_row(d) for d in rows.decisions({"hindsight": [sample]})]
     failed = [i for i, r in enumerate(sample.reasons) if r]
     assert [r["step"] for r in made] == [i for i in range(len(sample.steps)) if i not in failed]
     assert all(m["messages"][1]["content"] == sample.steps[m["step"]] for m in made)
     later = [m["messages"][0]["content"] for m in made if m["step"] > failed[0]]
     assert later and all(f"{sample.steps[failed[0]]} [failed: {sample.reasons[failed[0]]}];" in p for p in later)
     # Each prompt continues the one before it by the step between them; the last one, answered, is the plan.
-    actor = rows.actor_row(record, "hindsight")
+    actor = rows.actor_row(sample, "hindsight")
     trace = [f"{s} [failed: {r}]" if r else s for s, r in sample.trace()]
     for a, b in zip(made, made[1:]):
         between = "".join(f" {t};" for t in trace[a["step"]:b["step"]])
@@ -108,12 +112,12 @@ def test_a_correction_is_one_decision_at_its_state_and_a_pair_where_the_robot_we
     from pools.records import Correction
     from tests.flows.pool_files import ARGS, TYPE
 
-    def correction(robot_next: str) -> dict:
+    def correction(robot_next: str) -> Correction:
         return Correction.new(task_id="trial_hs", task_type=TYPE, instruction="Cool an apple.", args=ARGS,
                               source="ro-1", steps=["Navigation Sink", "PickupObject Apple"],
                               reasons=["", "Apple not found"], label="refused", d=6,
                               optimal=["Navigation Apple", "Navigation Fridge"], shown="Navigation Apple",
-                              shown_by="task", robot_next=robot_next).to_dict()
+                              shown_by="task", robot_next=robot_next)
 
     wrong, right = correction("PickupObject Apple"), correction("Navigation Fridge")
     views = rows.view_rows({"hindsight": [wrong, right]})
@@ -124,7 +128,7 @@ def test_a_correction_is_one_decision_at_its_state_and_a_pair_where_the_robot_we
     assert views["sft"][0]["messages"][0]["content"] == prompt
     assert prompt.endswith(" Navigation Sink; PickupObject Apple [failed: Apple not found];")
     (pref,) = views["preference"]  # the robot's next step was optimal in `right`: no pair
-    assert pref["sample_id"] == wrong["id"] and pref["rejected"][0]["content"] == "PickupObject Apple"
+    assert pref["sample_id"] == wrong.id and pref["rejected"][0]["content"] == "PickupObject Apple"
     assert views["actor"] == [] and all(record_problem(r, SCHEMAS[v]) is None for v, rs in views.items() for r in rs)
 
 
@@ -134,7 +138,7 @@ def test_a_kind_whose_decisions_reject_a_step_makes_preference_rows(monkeypatch)
         return [dataclasses.replace(d, rejected="Navigation Sink") for d in rows.actor_decisions(record, pool)[:1]]
 
     monkeypatch.setitem(rows.DECISIONS, "gt", corrections)
-    views = rows.view_rows({"gt": gt_records(1)})
+    views = rows.view_rows({"gt": typed(gt_records(1))})
     (pref,) = views["preference"]
     assert record_problem(pref, "view_preference") is None
     assert pref["chosen"] == [{"role": "assistant", "content": "Navigation Apple"}]

@@ -29,10 +29,12 @@ def test_added_removed_changed() -> None:
 
 def test_the_pools_quality_is_compared_by_kind_and_not_leaf_by_leaf() -> None:
     from planner.probe.quality import pool_quality
+    from pools.records import Sample
 
     a, b = sample("a"), sample("b")
-    q_old = pool_quality([(a, ["progress", "neutral"])])
-    q_new = pool_quality([(a, ["progress", "progress"]), (b, ["progress", "regress", "refused", "progress"])])
+    sa, sb = Sample.model_validate(a), Sample.model_validate(b)
+    q_old = pool_quality([(sa, ["progress", "neutral"])])
+    q_new = pool_quality([(sa, ["progress", "progress"]), (sb, ["progress", "regress", "refused", "progress"])])
     man_a = build_manifest("gt", [a], "sample", {}, None, quality=q_old)
     man_b = build_manifest("gt", [a, b], "sample", {}, None, quality=q_new)
     d = diff_pools("gt", "HEAD", [a], man_a, "workspace", [a, b], man_b)
@@ -53,7 +55,7 @@ def correction(label: str, n: int) -> dict:
     return Correction.new(task_id="t1", task_type="pick_cool_then_place_in_recep", instruction="Cool an apple.",
                           args=ARGS, source="ro-1", steps=steps, reasons=[""] * n, label=label, d=4,
                           optimal=["Navigation Fridge"], shown="Navigation Fridge", shown_by="task",
-                          robot_next="").to_dict()
+                          robot_next="").model_dump()
 
 
 def test_corrections_added_and_removed_are_counted_by_label() -> None:

@@ -1,4 +1,5 @@
-"""Schema-checked JSONL: bad rows are named by file, line, field and schema path; writes are atomic."""
+"""Schema-checked JSONL: records checked by their models, bad rows named by file, line, field and schema path;
+writes are atomic."""
 from __future__ import annotations
 
 import json
@@ -6,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from pools.jsonl import RecordError, quarantine_path, read_jsonl, write_jsonl
-from pools.records import Sample
+from pools.jsonl import RecordError, quarantine_path, read_jsonl, read_records, record_problem, write_jsonl
+from pools.records import Rollout, Sample, StepRecord
 
 ARGS = {"object_target": "Apple", "parent_target": "Fridge", "mrecep_target": "", "toggle_target": "",
         "object_state": "cool", "object_sliced": False, "two_objects": False}
@@ -16,7 +17,7 @@ ARGS = {"object_target": "Apple", "parent_target": "Fridge", "mrecep_target": ""
 def sample(task: str = "t1", steps: tuple[str, ...] = ("Navigation Apple", "PickupObject Apple")) -> dict:
     return Sample.new(kind="gt", task_id=task, task_type="pick_cool_then_place_in_recep",
                       instruction="Put a cold apple in the fridge.", args=ARGS, steps=list(steps),
-                      verified=True, source="expert").to_dict()
+                      verified=True, source="expert").model_dump()
 
 
 def test_roundtrip(tmp_path: Path) -> None:
@@ -24,6 +25,37 @@ def test_roundtrip(tmp_path: Path) -> None:
     rows = [sample("a"), sample("b")]
     assert write_jsonl(path, rows, "sample") == 2
     assert read_jsonl(path, "sample").records == rows
+    typed = read_records(path, "sample").records
+    assert all(isinstance(r, Sample) for r in typed) and [r.model_dump() for r in typed] == rows
+    before = path.read_bytes()
+    write_jsonl(path, typed, "sample")  # a typed record is written as the same bytes
+    assert path.read_bytes() == before
+
+
+def _rollout(**changes: dict) -> Rollout:
+    step = StepRecord(subgoal="Navigation Apple", ok=True, reason="", observation="", pddl_pred={}, candidates=[],
+                      repeat_fail=0)
+    fields = {"task_id": "t1", "task_type": "pick_and_place_simple", "instruction": "i", "split": "train",
+              "variant": "expert", "seed": 0, "leave_out": "", "success": True, "gc": 1.0, "gc_met": 1, "gc_total": 1,
+              "expert_len": 1, "plw": {"sr": 1.0, "gc": 1.0}, "steps": [step], "metrics": {"stop_reason": "success"},
+              "llm": {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0}}
+    return Rollout.new(**{**fields, **changes})
+
+
+@pytest.mark.parametrize("changes, field", [
+    ({"llm": {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "seconds": 1.0}}, "llm"),
+    ({"llm": {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "roles": {"actor": {"errors": 1}}}},
+     "llm/roles/actor"),
+    ({"metrics": {"outside_llm_share": 0.5}}, "metrics"),
+    ({"metrics": {"per_subgoal": {"seconds": 2.0}}}, "metrics/per_subgoal"),
+    ({"gc": 2.0}, "gc"),
+    ({"success": 1}, "success"),
+])
+def test_the_model_refuses_what_the_schema_refuses(changes: dict, field: str) -> None:
+    # Measured keys (the schema's propertyNames) and JSON types as the schema has them (strict: no 1 for true).
+    assert record_problem(_rollout(), "rollout") is None
+    problem = record_problem(_rollout(**changes), "rollout")
+    assert problem and f"field '{field}'" in problem and "schema path rollout.schema.json#/" in problem
 
 
 @pytest.mark.parametrize(

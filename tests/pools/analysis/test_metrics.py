@@ -6,6 +6,7 @@ from typing import Any
 import pytest
 
 from pools.analysis.metrics import alfred_rates, cost, decided, details, headline, sr_by_type_rows
+from pools.jsonl import as_record
 from pools.schemas import violations
 from pools.timing import Timed, by_id, speed, timing_row
 
@@ -43,8 +44,9 @@ EPISODES = [
     episode("d", False, 0, 3, expert_len=5, agent_len=4, split="valid_unseen",     # w = 1
             task_type="pick_heat_then_place_in_recep", calls=0, seconds=0.0),
 ]
-TIMINGS = by_id(timing_row(e["task_id"], Timed(e, SECONDS[e["id"]], {"seconds": SECONDS[e["id"]] / 2,
-                                                                     "by_role": {"actor": {"seconds": SECONDS[e["id"]] / 2}}}))
+TIMINGS = by_id(timing_row(e["task_id"], Timed(as_record(e, "rollout"), SECONDS[e["id"]],
+                                                {"seconds": SECONDS[e["id"]] / 2,
+                                                 "by_role": {"actor": {"seconds": SECONDS[e["id"]] / 2}}}))
                 for e in EPISODES)
 
 
