@@ -119,8 +119,8 @@ class PhiScript:
 
 def distinct_phi_rows(per_type: int) -> list[dict[str, Any]]:
     """Task rows (as stage `tasks` writes them) of `per_type` expert-solvable train tasks per type, no phi twice."""
-    from household.expert import solve
-    from household.tasks import load_tasks
+    from household.expert.expert import solve
+    from household.world.tasks import load_tasks
     from planner.relabel.phi import phi
 
     taken: Counter[str] = Counter()

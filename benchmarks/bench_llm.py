@@ -112,7 +112,7 @@ def bench_llm(model: str, repeats: int) -> dict[str, float]:
 
 def task_texts(n: int) -> list[str]:
     """n task texts: ALFRED train annotations from the data directory (padded with step descriptions)."""
-    from household.resources import SPLIT_FILES, load_data_json
+    from household.world.resources import SPLIT_FILES, load_data_json
 
     trajs = load_data_json(SPLIT_FILES["train"])
     texts = [a["task_desc"] for t in trajs for a in t.get("anns", [])]

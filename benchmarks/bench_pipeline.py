@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 from flows.runtime.prefect_server import prefect_server
-from household.resources import data_dir
+from household.world.resources import data_dir
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent

@@ -84,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
     from benchmarks.probe_run import answer, config_figures, probe_pools
     from benchmarks.results import revision
     from flows.runtime.params import load_params
-    from household.tasks import get_task
+    from household.world.tasks import get_task
     from planner.config import PlannerConfig
     from planner.probe.states import dropped_by_kind, executed_subgoals, on_policy_states, reference_tasks
     from pools.analysis.probe_metrics import interval, paired, paired_text

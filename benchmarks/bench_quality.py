@@ -24,7 +24,7 @@ def main(argv: list[str] | None = None) -> int:
     from flows.runtime.workspace import configure
     configure()
     from flows.runtime.params import load_params
-    from household.tasks import get_task
+    from household.world.tasks import get_task
     from planner.config import PlannerConfig
     from planner.probe.quality import ACTOR_KINDS, pool_quality, step_labels
     from pools.jsonl import read_records

@@ -37,7 +37,7 @@ def _truth(task, steps, cfg, seed: int) -> str:
 def _relabel(rollouts, pools, experts, client, cfg, critic_k: int, pool_rows: list | None = None
              ) -> dict[str, Any]:
     from flows.stages.hindsight_pool import select
-    from household.tasks import get_task
+    from household.world.tasks import get_task
     from planner.relabel.stages import complete, critic_sample, reflect
 
     rows = []
@@ -94,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
     from flows.runtime.workspace import configure
     configure()
     from flows.runtime.params import load_params
-    from household.tasks import get_task, load_tasks
+    from household.world.tasks import get_task, load_tasks
     from planner.config import PlannerConfig
     from planner.relabel.gt_samples import draw_gt_pool
     from planner.relabel.stages import collect_rollout

@@ -21,7 +21,7 @@ def floor_rollouts(tasks: Iterable[Any], params: dict[str, Any], scaffold: str, 
                    **overrides: Any) -> list[dict[str, Any]]:
     """One episode per task under `policy` with true arguments; the rollout records (their `llm_decided` counts
     the picks the policy made among two or more offered sub-goals)."""
-    from household.tasks import load_tasks
+    from household.world.tasks import load_tasks
     from planner.config import PlannerConfig
     from llm.client import LLMClient
     from planner.prompts.parsing import format_args

@@ -32,7 +32,7 @@ def answer(configs: Sequence[str], states: Sequence[Any], pools: Any, empty: Any
     """Each configuration's scored pick at every state (the same states for all) and its seconds; one LLM client
     (response cache in `cache`, else the project's), started outside the timings."""
     from flows.runtime.llm_stage import llm_client
-    from household.tasks import get_task
+    from household.world.tasks import get_task
     from planner.probe.picks import actor_pick, random_pick, scored
     from planner.retrieval.grounding import Grounder
     from planner.search.assembly import make_actor

@@ -75,7 +75,7 @@ def drawn_states(name: str, params: dict[str, Any], split: str, per_type: int, s
     import random
 
     from benchmarks.sample import gt_pool
-    from household.tasks import load_tasks
+    from household.world.tasks import load_tasks
     from planner.config import PlannerConfig
     from planner.probe.states import probe_tasks, recovery_states
 
@@ -116,8 +116,8 @@ def outside_test(task_ids: Sequence[str], what: str, folder: Path = SETS_DIR) ->
 def frozen_set_tasks(gt_rows: Sequence[Any], spec: dict[str, Any]) -> list[Any]:
     """The test set's tasks: `per_type` of each type of held-out valid_unseen tasks the expert solves, one trial per
     spec, outside the dev set and the gt pool (whose tasks the practice runs also use)."""
-    from household.expert import solve
-    from household.tasks import load_tasks
+    from household.expert.expert import solve
+    from household.world.tasks import load_tasks
     from planner.probe.states import probe_tasks
 
     rows = [{"id": t.id, "split": t.split, "task_type": t.task_type,
@@ -174,7 +174,7 @@ def build(name: str, params: dict[str, Any], spec: dict[str, Any] = TEST, folder
 
     from benchmarks.results import revision
     from benchmarks.sample import gt_pool
-    from household.tasks import get_task
+    from household.world.tasks import get_task
     from planner.config import PlannerConfig
     from planner.probe.states import dropped_by_kind, on_policy_states, recovery_states
     from pools.jsonl import write_json, write_jsonl

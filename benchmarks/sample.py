@@ -8,7 +8,7 @@ from typing import Any
 
 def gt_pool(params: dict[str, Any]) -> tuple[list[Any], list[Any]]:
     """The ground-truth actor and critic samples, drawn as the `gt_pool` stage draws them (params pools.*)."""
-    from household.tasks import load_tasks
+    from household.world.tasks import load_tasks
     from planner.relabel.gt_samples import draw_gt_pool
 
     train = [{"id": t.id, "split": t.split, "task_type": t.task_type} for t in load_tasks("train")]
@@ -21,7 +21,7 @@ def seeded_tasks(split: str, per_type: int, seed: int, types: str = "", task_set
     """`per_type` tasks of each task type of `split` (pools.select.stratified, `seed`) among those of `task_set`
     (heldout: outside the dev set, dev, all); `types`: comma-separated. The dev set holds the specs of the sample
     `--per-type 4` of every valid_unseen task (task_set all), which bench_gate still uses."""
-    from household.tasks import in_task_set, load_tasks
+    from household.world.tasks import in_task_set, load_tasks
     from pools.select import stratified
 
     tasks = load_tasks(split)

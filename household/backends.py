@@ -1,19 +1,23 @@
-"""Which world an episode runs in (`world.backend`): ours (`household`) or ALFWorld's engine (`alfworld`).
+"""Which world an episode runs in (`world.backend`): ours (`household`: household.expert.env.Env) or ALFWorld's
+engine (`alfworld`: household.alfworld.env.AlfworldEnv), chosen by one small factory, `open_env`, as ALFWorld picks
+its environment class by `env.type`.
 
 Both implement `EpisodeEnv`, the one environment interface the closed loop, practice runs, replays and evaluation
 use (tests/household/test_backends.py runs both against it). The ALFWorld backend plays the game of the task found
 under `world.alfworld_games` (relative to the data directory unless absolute).
+
+May import: household.world, household.expert, household.alfworld (the two backends when an episode is opened).
 """
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-from household.layout import Scene
-from household.resources import games_dir
-from household.subgoals import SubGoal
-from household.tasks import Task
-from household.world import Observation, StepResult
+from household.world.layout import Scene
+from household.world.resources import games_dir
+from household.world.subgoals import SubGoal
+from household.world.tasks import Task
+from household.world.world import Observation, StepResult
 
 
 @runtime_checkable
@@ -65,11 +69,11 @@ def open_env(task: Task, backend: str = "household", games: str | Path | None = 
     `max_actions`: ALFWorld commands at most, 0 = no budget; ours has no such commands)."""
     check_backend(backend, games)
     if backend == "household":
-        from household.env import Env
+        from household.expert.env import Env
 
         return Env(task, seed=seed, max_fails=max_fails, max_steps=max_steps, explore_budget=explore_budget,
                    scene=scene, stop_on_success=stop_on_success)
-    from household.alfworld_env import AlfworldEnv, game_for
+    from household.alfworld.env import AlfworldEnv, game_for
 
     game = game_for(task.id, games_dir(games))  # type: ignore[arg-type]
     return AlfworldEnv(task, game, seed=seed, max_fails=max_fails, max_steps=max_steps,
@@ -81,6 +85,6 @@ def backend_tasks(backend: str, games: str | Path | None) -> list[Task]:
     check_backend(backend, games)
     if backend != "alfworld":
         raise ValueError("backend_tasks: the household backend's tasks come from data/tasks.jsonl")
-    from household.alfworld_env import load_games
+    from household.alfworld.env import load_games
 
     return [g.task for g in load_games(games_dir(games))]  # type: ignore[arg-type]

@@ -81,8 +81,8 @@ def _kind(fault: Fault) -> str:
 
 def task_rows(per_type: int, split: str = "train", seed: int = 0, types: Iterable[str] = TYPES) -> list[dict[str, Any]]:
     """Real task rows (as stage `tasks` writes them) for the first `per_type` tasks of each type."""
-    from household.expert import solve
-    from household.tasks import load_tasks
+    from household.expert.expert import solve
+    from household.world.tasks import load_tasks
 
     want, rows = Counter({t: per_type for t in types}), []
     for t in load_tasks(split):

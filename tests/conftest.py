@@ -13,7 +13,7 @@ if str(ROOT) not in sys.path:  # `from llm.scripted import ...` works however py
     sys.path.insert(0, str(ROOT))
 
 from flows.runtime.workspace import workspace_data_dir  # noqa: E402
-from household.resources import ENV_VAR, data_dir  # noqa: E402
+from household.world.resources import ENV_VAR, data_dir  # noqa: E402
 from llm.scripted import ScriptedEndpoint  # noqa: E402
 
 # The data is read in place: project copies under a temporary folder (and every process they start) read the

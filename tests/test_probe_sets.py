@@ -17,7 +17,7 @@ from benchmarks import bench_ladder, bench_probe
 from benchmarks.probe_sets import (FROZEN, SETS_DIR, TEST, ChangedSet, append_ledger, ledger_rows, load_frozen,
                                    read_ledger, require_reason, set_digest, frozen_set_tasks)
 from benchmarks.sample import gt_pool
-from household.tasks import dev_specs, spec_of
+from household.world.tasks import dev_specs, spec_of
 from llm.scripted import ScriptedEndpoint
 from planner.config import PlannerConfig
 from planner.probe.states import recovery_states

@@ -27,12 +27,12 @@ def register_crosscheck(world_sub: argparse._SubParsersAction) -> None:
 
 
 def _crosscheck(args: argparse.Namespace) -> int:
-    from household.alfworld_env import alfworld_available, INSTALL_HINT
+    from household.alfworld.env import alfworld_available, INSTALL_HINT
 
     if not alfworld_available():
         print(f"error: {INSTALL_HINT}", file=sys.stderr)
         return 1
-    from household.crosscheck import crosscheck, differential
+    from household.alfworld.crosscheck import crosscheck, differential
 
     try:
         out = crosscheck(args.alfworld, args.seed, args.wrong)

@@ -26,7 +26,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from household.resources import HOW_TO_PROVIDE, data_dir, data_source, missing_data
+    from household.world.resources import HOW_TO_PROVIDE, data_dir, data_source, missing_data
 
     missing = missing_data()
     if missing:
@@ -38,8 +38,8 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _import(args: argparse.Namespace) -> int:
-    from household.alfred_import import import_alfred
-    from household.resources import data_dir
+    from household.world.alfred_import import import_alfred
+    from household.world.resources import data_dir
 
     out = args.out or data_dir()
     try:

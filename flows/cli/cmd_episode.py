@@ -45,7 +45,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _pick_task(args: argparse.Namespace) -> Any:
-    from household.tasks import get_task, load_tasks
+    from household.world.tasks import get_task, load_tasks
 
     if args.task_id:
         return get_task(args.task_id)
@@ -67,7 +67,7 @@ def example_pools(folder: str, gt_per_type: int, seed: int, navigation: str = "o
         return ExamplePools.from_records(*(read_records(f, "sample").records for f in (gt_file, hind_file)
                                            if f.exists()))
     # No pipeline output yet: a small stratified ground-truth pool from train (expert plans, no hindsight).
-    from household.tasks import load_tasks
+    from household.world.tasks import load_tasks
     from planner.relabel.gt_samples import draw_gt_pool
 
     rows = [{"id": t.id, "split": t.split, "task_type": t.task_type} for t in load_tasks("train")]

@@ -32,7 +32,7 @@ def _relabel(args: argparse.Namespace, stdout: TextIO | None = None) -> int:
 
     quiet_logging(args.verbose)
     from flows.runtime.params import ParamsError, load_params
-    from household.tasks import get_task
+    from household.world.tasks import get_task
     from planner.config import PlannerConfig
     from planner.relabel.gt_samples import build_gt_samples
     from planner.relabel.stages import collect_rollout, complete, critic_sample, reflect, robot_text

@@ -28,7 +28,7 @@ def _run(args: argparse.Namespace) -> int:
     from flows.runtime.params import ParamsError
     from flows.runtime.stage import StageFailed
     from pools.journal import StageBusy
-    from household.resources import DataMissing
+    from household.world.resources import DataMissing
     from pools.jsonl import RecordError
 
     log = logging.getLogger("hindsight")

@@ -31,7 +31,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _stats(args: argparse.Namespace) -> int:
-    from household.stats import alfworld_stats, split_stats
+    from household.alfworld.stats import alfworld_stats
+    from household.expert.stats import split_stats
 
     try:
         out = alfworld_stats(args.alfworld, args.seed) if args.alfworld else split_stats(args.split, args.seed,
@@ -54,15 +55,15 @@ def _stats(args: argparse.Namespace) -> int:
 def _play(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
     from pathlib import Path
 
-    from household.env import Env
-    from household.expert import solve
-    from household.tasks import get_task
+    from household.expert.env import Env
+    from household.expert.expert import solve
+    from household.world.tasks import get_task
 
     inp, out = stdin or sys.stdin, stdout or sys.stdout
     scene = None
     try:
         if Path(args.task_id).is_dir():
-            from household.alfworld import load_alfworld_game
+            from household.alfworld.importer import load_alfworld_game
 
             task, scene = load_alfworld_game(args.task_id)
         else:

@@ -46,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     from flows.runtime.shutdown import Terminated, exit_code, sigterm_as_interrupt
-    from household.resources import DataMissing
+    from household.world.resources import DataMissing
 
     # SIGTERM unwinds like Ctrl-C: `finally` and atexit stop every server this process started.
     try:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from household.resources import ENV_VAR, DataMissing, data_dir, data_file, missing_data, resolve_data_dir
+from household.world.resources import ENV_VAR, DataMissing, data_dir, data_file, missing_data, resolve_data_dir
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 # DVC stage name -> module in this package. A module is named for what its stage makes where the stage's own
-# name would repeat another package's module for something else (household.tasks, planner.search.critic,
+# name would repeat another package's module for something else (household.world.tasks, planner.search.critic,
 # pools.analysis.compare).
 MODULES: dict[str, str] = {
     "tasks": "task_list",

@@ -14,9 +14,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from household.alfworld_env import game_dir_for
-from household import resources
+from household.alfworld.env import game_dir_for
 from household.backends import backend_tasks, check_backend
+from household.world import resources
 from pools.records import PoolItem, Sample
 from pools.select import practice_samples, stratified
 

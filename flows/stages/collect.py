@@ -10,7 +10,7 @@ from flows.runtime.llm_stage import LLMStage
 from flows.runtime.params import section
 from flows.runtime.stage_io import GT_POOL, ROLLOUTS, read_input
 from flows.stages.alfworld_games import practice_on_games, uses_alfworld
-from household.tasks import get_task
+from household.world.tasks import get_task
 from planner.config import PlannerConfig
 from planner.relabel.stages import collect_rollout
 from planner.retrieval.examples import ExamplePools

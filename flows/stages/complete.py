@@ -8,7 +8,7 @@ from flows.runtime.items import Planned
 from flows.runtime.llm_stage import LLMStage
 from flows.runtime.stage_io import COMPLETIONS, GT_POOL, REFLECTIONS, ROLLOUTS
 from flows.stages.relabel_inputs import read_reflected
-from household.tasks import get_task
+from household.world.tasks import get_task
 from planner.config import PlannerConfig
 from planner.relabel.stages import complete
 from pools.records import Completion, Reflection

@@ -14,7 +14,7 @@ from flows.runtime.params import load_params, max_failure_share, on_bad, resume_
 from flows.runtime.stage import finish, run_items, stage_lock
 from flows.runtime.stage_io import ROLLOUTS, file_digest, read_input
 from flows.runtime.workspace import path
-from household.tasks import get_task
+from household.world.tasks import get_task
 from planner.config import PlannerConfig
 from planner.probe.corrections import corrections
 from pools.jsonl import write_jsonl

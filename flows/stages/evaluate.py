@@ -14,7 +14,7 @@ from flows.runtime.params import load_params, on_bad, section, stage_params
 from flows.runtime.stage_io import GT_POOL, HINDSIGHT_POOL, TASKS, read_input
 from flows.runtime.workspace import path
 from flows.stages.alfworld_games import eval_params, eval_splits, game_rows, uses_alfworld
-from household.tasks import get_task, in_task_set
+from household.world.tasks import get_task, in_task_set
 from planner.config import PlannerConfig
 from planner.loop.episode import run_episode
 from planner.retrieval.examples import ExamplePools

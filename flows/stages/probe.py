@@ -22,7 +22,7 @@ from flows.runtime.llm_stage import LLMStage
 from flows.runtime.params import section
 from flows.runtime.stage_io import GT_POOL, HINDSIGHT_POOL, declared_out, read_input
 from flows.runtime.workspace import path
-from household.tasks import get_task
+from household.world.tasks import get_task
 from planner.config import PlannerConfig
 from planner.probe.picks import actor_pick, full_step_pick, random_pick, scored
 from planner.probe.states import cost_after

@@ -14,7 +14,7 @@ from flows.runtime.workspace import project_dir
 from flows.stages.comparisons import bootstrap, pair_name, pairs
 from flows.stages.report_data import ReportData, VariantView
 from flows.stages.report_html import render
-from household.tasks import SPLITS, load_tasks
+from household.world.tasks import SPLITS, load_tasks
 from pools.analysis.compare import CompareError, compare
 from pools.jsonl import RecordError, atomic_write_text, read_json, read_jsonl
 from pools.analysis.metrics import alfred_rates, cost, decided, group_by, intervals

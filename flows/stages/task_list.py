@@ -11,8 +11,8 @@ from flows.runtime.declared import output
 from flows.runtime.params import ParamsError, section, stage_params
 from flows.runtime.stage import StageResult, stage_lock, write_summary
 from flows.runtime.workspace import check_data_dir, project_dir
-from household.expert import solve
-from household.tasks import TASK_TYPES, load_tasks
+from household.expert.expert import solve
+from household.world.tasks import TASK_TYPES, load_tasks
 from pools.jsonl import write_jsonl
 
 OUT = output("tasks")

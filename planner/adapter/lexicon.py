@@ -16,7 +16,7 @@ from collections import Counter, defaultdict
 from functools import lru_cache
 from typing import Any, Iterable, Mapping
 
-from household.tasks import load_tasks
+from household.world.tasks import load_tasks
 
 SLOTS: tuple[str, ...] = ("object_target", "parent_target", "mrecep_target", "toggle_target", "object_state",
                           "object_sliced", "two_objects")

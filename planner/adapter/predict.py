@@ -5,7 +5,7 @@ import logging
 import re
 from typing import Any, Iterable, Mapping, Sequence
 
-from household.ontology import (LAMPS, MOVABLE_RECEPTACLES, PICKUPABLE, PLACE_RECEPTACLES, RECEPTACLES,
+from household.world.ontology import (LAMPS, MOVABLE_RECEPTACLES, PICKUPABLE, PLACE_RECEPTACLES, RECEPTACLES,
                                canonical_class, class_words, name_siblings)
 from planner.adapter.lexicon import Lexicon, train_lexicon, words
 from llm.constrain import Constraint

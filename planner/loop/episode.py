@@ -23,10 +23,10 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Collection, Protocol, Sequence
 
-from household.expert import expert_plan
-from household.layout import Scene
-from household.metrics import episode_metrics
-from household.tasks import Task
+from household.expert.expert import expert_plan
+from household.world.layout import Scene
+from household.world.metrics import episode_metrics
+from household.world.tasks import Task
 from planner.config import EpisodeConfig, PlannerConfig
 from planner.prompts.parsing import args_accuracy
 from planner.prompts.prompting import inline_step

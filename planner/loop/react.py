@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from household.alfworld_env import NOTHING
-from household.resources import data_path
-from household.tasks import Task
+from household.alfworld.env import NOTHING
+from household.world.resources import data_path
+from household.world.tasks import Task
 from planner.config import PlannerConfig
 from planner.prompts.react import load_examples, process_observation, react_prompt, turn_text
 from planner.loop.replay import new_env

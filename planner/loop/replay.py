@@ -4,9 +4,9 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from household.backends import open_env
-from household.env import Env
-from household.scene import Scene
-from household.tasks import Task
+from household.expert.env import Env
+from household.expert.scene import Scene
+from household.world.tasks import Task
 from planner.config import PlannerConfig
 
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from household.cost_to_go import cost_to_go, shortest_plan
-from household.tasks import Task
-from household.world import World
+from household.expert.cost_to_go import cost_to_go, shortest_plan
+from household.world.tasks import Task
+from household.world.world import World
 from planner.config import PlannerConfig
 from planner.loop.episode import History
 from planner.loop.replay import new_env

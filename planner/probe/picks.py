@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from household.tasks import Task
+from household.world.tasks import Task
 from planner.config import PlannerConfig
 from planner.loop.episode import NO_SUBGOAL, run_episode
 from planner.probe.states import context, replay_state

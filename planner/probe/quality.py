@@ -1,5 +1,5 @@
 """A pool's own quality, without the LLM: every executed step of every actor sample labeled by the expert's
-cost-to-go d (household/cost_to_go.py) before and after it, replayed from the task's initial state.
+cost-to-go d (household/expert/cost_to_go.py) before and after it, replayed from the task's initial state.
 
 - *progress*: d falls by one (the step is on a shortest way to the goal);
 - *neutral*: d stays;
@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Iterable, Mapping, Sequence
 
-from household.cost_to_go import cost_to_go
-from household.tasks import Task
+from household.expert.cost_to_go import cost_to_go
+from household.world.tasks import Task
 from planner.config import PlannerConfig
 from planner.loop.replay import new_env
 from pools.records import PoolItem, Sample
@@ -82,7 +82,7 @@ def pool_quality(labeled: Sequence[tuple[Sample, Sequence[str]]]) -> dict[str, A
 
 def quality_of(rows: Sequence[PoolItem], cfg: PlannerConfig, seed: int) -> dict[str, Any]:
     """A pool's figures (pool_quality) from its records: each actor sample's steps replayed on its task."""
-    from household.tasks import get_task
+    from household.world.tasks import get_task
 
     return pool_quality([(r, step_labels(get_task(r.task_id), r.steps, cfg, seed))
                          for r in rows if r.kind in ACTOR_KINDS])

@@ -6,7 +6,7 @@ history and its observation. Two kinds:
   pickup, a wrong put, or a step the world refuses (kept inline with its reason, as the actor sees failures);
 - *on-policy*: a state a reference policy (the no_hindsight paper planner, which reads no pool under test) reached.
 Each state keeps the paper planner's legal set there (true arguments) and the expert's cost-to-go d of the state and
-after each option (household/cost_to_go.py); `cost_after` gives d after a pick outside them. A state is kept only
+after each option (household/expert/cost_to_go.py); `cost_after` gives d after a pick outside them. A state is kept only
 when it can tell a good pick from a bad one: two options other than Stop (which ends the episode, worse than any
 step) differ in d. The others are dropped and counted by reason (DROPPED): the episode had ended, fewer than two
 options were legal, or no option was better than another.
@@ -18,10 +18,10 @@ import random
 from collections import Counter
 from typing import Any, Iterable, Mapping, Sequence
 
-from household.cost_to_go import cost_to_go
-from household.expert import solve
-from household.tasks import Task
-from household.world import World
+from household.expert.cost_to_go import cost_to_go
+from household.expert.expert import solve
+from household.world.tasks import Task
+from household.world.world import World
 from planner.config import PlannerConfig
 from planner.loop.episode import History, paper_legal
 from planner.loop.replay import new_env
@@ -162,7 +162,7 @@ def probe_tasks(task_rows: Iterable[dict[str, Any]], gt_rows: Iterable[PoolItem]
     the dev set; dev: the dev set, where a pool's design may be tuned) and outside the pools (rows of
     data/tasks.jsonl and of the gt pool); `one_per_spec`: at most one trial of a spec (siblings share a scene and a
     goal, so they would add states without adding tasks)."""
-    from household.tasks import get_task, in_task_set
+    from household.world.tasks import get_task, in_task_set
 
     pooled = {r.task_id for r in gt_rows}
     rows = [r for r in task_rows if r["split"] == split and r.get("expert_ok", True)
@@ -173,7 +173,7 @@ def probe_tasks(task_rows: Iterable[dict[str, Any]], gt_rows: Iterable[PoolItem]
 
 def one_trial_per_spec(tasks: Iterable[Task], seed: int) -> list[Task]:
     """One trial of each spec (a seeded choice; stable under order), in spec order."""
-    from household.tasks import spec_of
+    from household.world.tasks import spec_of
 
     by_spec: dict[str, list[Task]] = {}
     for t in tasks:

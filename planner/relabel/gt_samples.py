@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Iterable, Sequence
 
-from household.env import Env
-from household.expert import expert_plan
-from household.scene import Scene, build_scene
-from household.tasks import Task
+from household.expert.env import Env
+from household.expert.expert import expert_plan
+from household.expert.scene import Scene, build_scene
+from household.world.tasks import Task
 from planner.config import PlannerConfig
 from planner.loop.replay import replay
 from planner.retrieval.grounding import classes_of
@@ -88,7 +88,7 @@ def draw_gt_pool(rows: Sequence[dict], per_type: int, seed: int = 0, split: str 
                  navigation: str = "object", cfg: PlannerConfig | None = None) -> tuple[list[Sample], list[CriticSample]]:
     """The gt pool the `gt_pool` stage draws: `per_type` tasks per type of `split` from task rows, stratified
     (`cfg`: the world's limits the expert's plans are replayed under)."""
-    from household.tasks import get_task
+    from household.world.tasks import get_task
     from pools.select import stratified
 
     chosen = [get_task(r["id"]) for r in stratified(list(rows), per_type, seed, split=split)]

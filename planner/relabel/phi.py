@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from household.ontology import class_words
+from household.world.ontology import class_words
 
 _STATE_VERB = {"clean": "clean", "heat": "heat", "cool": "cool"}
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 import logging
 from typing import Any, Sequence
 
-from household.cost_to_go import shortest_plan
-from household.env import Env
-from household.scene import Scene, build_scene
-from household.tasks import Task
+from household.expert.cost_to_go import shortest_plan
+from household.expert.env import Env
+from household.expert.scene import Scene, build_scene
+from household.world.tasks import Task
 from planner.config import PlannerConfig
 from llm.constrain import Constraint
 from planner.prompts.parsing import format_plan, parse_values, split_plan

@@ -6,8 +6,8 @@ import logging
 from collections import Counter
 from typing import Any, Iterable, Sequence
 
-from household.ontology import canonical_class
-from household.subgoals import legal_subgoals, parse_subgoal
+from household.world.ontology import canonical_class
+from household.world.subgoals import legal_subgoals, parse_subgoal
 
 log = logging.getLogger(__name__)
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence, TypeVar
 
-from household.subgoals import parse_subgoal
+from household.world.subgoals import parse_subgoal
 from planner.prompts.parsing import format_args, format_plan
 from planner.prompts.prompting import inline_step
 

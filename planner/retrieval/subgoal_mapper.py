@@ -6,7 +6,7 @@ from typing import Sequence
 
 import numpy as np
 
-from household.ontology import class_words
+from household.world.ontology import class_words
 from planner.retrieval.encoder import Encoder, get_encoder
 
 

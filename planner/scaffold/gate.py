@@ -19,8 +19,8 @@ from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Callable, Mapping, NamedTuple, Sequence
 
-from household.ontology import KNIVES, SLICED_OF, canonical_class
-from household.world import STATE_WORD
+from household.world.ontology import KNIVES, SLICED_OF, canonical_class
+from household.world.world import STATE_WORD
 from planner.scaffold.legal import STATE_PLACE, STATE_TOGGLES, parse_seen
 
 PHASES = ("fetch", "slice", "make", "deliver", "two", "look", "walk", "search")

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import Iterable, Sequence
 
-from household.ontology import (
+from household.world.navigation import walk_classes
+from household.world.ontology import (
     CONTAINERS, KNIVES, MOVABLE_RECEPTACLES, OPENABLE, PICKUPABLE, PLACE_RECEPTACLES, SLICEABLE, SLICED_OF, TOGGLEABLE,
     accepts, canonical_class, place_class,
 )
-from household.navigation import walk_classes
 
 NAV_TARGET_MODES = ("any", "seen")
 

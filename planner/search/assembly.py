@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from household.tasks import Task
+from household.world.tasks import Task
 from planner.adapter.predict import Adapter
 from planner.config import PlannerConfig
 from planner.prompts.prompting import render
@@ -129,7 +129,7 @@ def build_planner(task: Task, variant: Variant, pools: ExamplePools, client: Any
         critic = Critic(client, cexamples, show_args=variant.adapter, tokens_per_rollout=cfg.search.critic_tokens,
                         prompt_tokens=cfg.retrieval.prompt_tokens)
     if cfg.search.generator == "llm":
-        from household.ontology import canonical_class
+        from household.world.ontology import canonical_class
 
         def gen_prompt(state: Belief, subgoal: str) -> str:
             return render("generator", instruction=text, seen=", ".join(state.seen), belief=state.text(),

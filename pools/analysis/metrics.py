@@ -1,7 +1,7 @@
 """ALFRED's evaluation metrics over rollout records: the one implementation of SR, GC, PLW SR and PLW GC.
 
-household/metrics.py scores one episode (goal conditions met and in total, the path weight); this module aggregates
-episodes as ALFRED's eval_task.py / leaderboard does:
+household/world/metrics.py scores one episode (goal conditions met and in total, the path weight); this module
+aggregates episodes as ALFRED's eval_task.py / leaderboard does:
   SR     = successes / episodes
   GC     = sum of goal conditions met / sum of goal conditions (not a mean of per-episode ratios)
   PLW SR = sum(s_i * w_i * L_i) / sum(L_i), and PLW GC likewise with gc_i, where w_i = min(1, L_i / agent_len_i)

@@ -14,8 +14,8 @@ import pytest
 import yaml
 
 import llm.client as llm_client
-from household.alfworld_env import INSTALL_HINT, AlfworldEnv, alfworld_available, load_game
-from household.resources import data_path, games_dir
+from household.alfworld.env import INSTALL_HINT, AlfworldEnv, alfworld_available, load_game
+from household.world.resources import data_path, games_dir
 from llm.scripted import ScriptedEndpoint, grammar_choices
 from planner.config import PlannerConfig
 from planner.loop.episode import run_episode
@@ -47,7 +47,7 @@ def _cfg(variant: str, **world) -> PlannerConfig:
 
 @pytest.fixture(scope="module")
 def pools() -> ExamplePools:
-    from household.tasks import load_tasks
+    from household.world.tasks import load_tasks
     from planner.relabel.gt_samples import build_gt_samples
 
     train = [t for t in load_tasks("train") if t.task_type == "pick_and_place_simple"][:2]
@@ -148,7 +148,7 @@ def test_react_thoughts_are_turns_but_not_engine_actions(tmp_path):
 
 # ---------------------------------------------------------------------------------------------- resume after a kill
 def _workspace(tmp: Path, url: str, model: str) -> None:
-    from household.tasks import load_tasks
+    from household.world.tasks import load_tasks
     from planner.relabel.gt_samples import build_gt_samples
 
     games = tmp / "games" / "valid_unseen"

@@ -8,15 +8,15 @@ from pathlib import Path
 import pytest
 import yaml
 
-import household.alfworld_env as alfworld_env
+import household.alfworld.env as alfworld_env
 import llm.client as llm_client
 from flows.runtime.params import stage_params
 from flows.stages import collect, evaluate
 from flows.stages.alfworld_games import eval_splits
-from household.alfworld_env import INSTALL_HINT, alfworld_available, load_games
-from household.expert import expert_plan
-from household.resources import games_dir
-from household.tasks import get_task
+from household.alfworld.env import INSTALL_HINT, alfworld_available, load_games
+from household.expert.expert import expert_plan
+from household.world.resources import games_dir
+from household.world.tasks import get_task
 from planner.config import PlannerConfig
 from llm.scripted import ScriptedEndpoint
 from planner.loop.replay import replay

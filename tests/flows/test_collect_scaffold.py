@@ -9,7 +9,7 @@ import yaml
 from flows.runtime.params import stage_params
 from flows.stages import collect
 from flows.stages.hindsight_pool import practice
-from household.tasks import load_tasks
+from household.world.tasks import load_tasks
 from planner.relabel.gt_samples import build_gt_samples
 from planner.variants import scaffold_from
 from pools.jsonl import write_jsonl

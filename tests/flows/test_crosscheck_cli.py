@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from flows.cli.main import main
-from household.alfworld_env import INSTALL_HINT, alfworld_available, find_game_dirs
-from household.resources import games_dir
+from household.alfworld.env import INSTALL_HINT, alfworld_available, find_game_dirs
+from household.world.resources import games_dir
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.skipif(not alfworld_available(), reason=INSTALL_HINT)

@@ -11,10 +11,10 @@ import yaml
 import llm.client as llm_client
 from flows.stages.alfworld_games import eval_splits
 from flows.stages.evaluate import plan
-from household.alfworld_env import INSTALL_HINT, alfworld_available, load_games
-from household.expert import expert_plan
-from household.resources import games_dir
-from household.tasks import load_tasks
+from household.alfworld.env import INSTALL_HINT, alfworld_available, load_games
+from household.expert.expert import expert_plan
+from household.world.resources import games_dir
+from household.world.tasks import load_tasks
 from llm.scripted import ScriptedEndpoint
 from planner.relabel.gt_samples import build_gt_samples
 from planner.variants import PRESETS

@@ -23,7 +23,7 @@ ARGS = {"object_target": "Apple", "parent_target": "Fridge", "mrecep_target": ""
 
 
 def _tasks() -> list[Any]:
-    from household.tasks import load_tasks
+    from household.world.tasks import load_tasks
 
     out = []
     for split, part in (("valid_seen", slice(0, 3)), ("valid_unseen", slice(3, 6))):  # six types in all

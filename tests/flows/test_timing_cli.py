@@ -8,7 +8,7 @@ import pytest
 
 from flows.cli.main import main
 from flows.runtime.stage import StageResult, write_summary
-from household.tasks import load_tasks
+from household.world.tasks import load_tasks
 from planner.config import PlannerConfig
 from planner.loop.episode import run_episode
 from planner.retrieval.examples import ExamplePools

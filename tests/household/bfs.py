@@ -1,4 +1,4 @@
-"""A breadth-first search written apart from household/cost_to_go.py (none of its code): the fewest sub-goals the
+"""A breadth-first search written apart from household/expert/cost_to_go.py (none of its code): the fewest sub-goals the
 robot could say from a state to the goal, each stepped by the world's own `step` on a copy.
 
 The robot's vocabulary, restated here from what it observes: a walk to any class it has seen or the task names
@@ -8,8 +8,8 @@ last visits): nothing is assumed not to matter.
 """
 from __future__ import annotations
 
-from household.ontology import canonical_class
-from household.world import World
+from household.world.ontology import canonical_class
+from household.world.world import World
 
 VERBS = ("OpenObject", "CloseObject", "ToggleObjectOn", "ToggleObjectOff", "PickupObject", "SliceObject")
 

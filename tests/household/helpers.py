@@ -1,9 +1,9 @@
 """Shared fixtures-as-functions for the household tests: a tiny hand-made kitchen."""
 from __future__ import annotations
 
-from household.floorplans import Place
-from household.scene import ObjectSpec, Scene
-from household.tasks import Task, load_tasks
+from household.world.floorplans import Place
+from household.world.layout import ObjectSpec, Scene
+from household.world.tasks import Task, load_tasks
 
 PLACES = (
     Place("CounterTop|1", "CounterTop", (0.0, 0.0, 0, 30)),
@@ -42,7 +42,7 @@ def task_of(task_type: str, sliced: bool = False, split: str = "valid_seen") -> 
 def make_task(task_type: str, obj: str, parent: str = "", mrecep: str = "", toggle: str = "",
               sliced: bool = False) -> Task:
     """A hand-made task over the kitchen scene."""
-    from household.tasks import task_args
+    from household.world.tasks import task_args
 
     pddl = {"object_target": obj, "parent_target": parent, "mrecep_target": mrecep, "toggle_target": toggle,
             "object_sliced": sliced}

@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import pytest
 
-from household.alfworld_env import INSTALL_HINT, alfworld_available, load_games
+from household.alfworld.env import INSTALL_HINT, alfworld_available, load_games
 from household.backends import EpisodeEnv, open_env
-from household.expert import solve
-from household.resources import games_dir
-from household.world import Observation, StepResult
+from household.expert.expert import solve
+from household.world.resources import games_dir
+from household.world.world import Observation, StepResult
 
 SAMPLES = games_dir("alfworld_samples")
 
@@ -29,7 +29,7 @@ def _play(env: EpisodeEnv, plan: list[str]) -> None:
 def test_both_worlds_play_an_expert_plan_through_the_interface(backend: str) -> None:
     game = next(g for g in load_games(SAMPLES) if "Apple" in g.dir.name) if alfworld_available() else None
     if game is None:  # without the extra, our world on one of its own tasks
-        from household.tasks import load_tasks
+        from household.world.tasks import load_tasks
 
         task, scene = load_tasks("valid_seen")[0], None
     else:

@@ -6,8 +6,8 @@ from argparse import Namespace
 from pathlib import Path
 
 from flows.cli.cmd_world import _play
-from household.resources import games_dir
-from household.tasks import load_tasks
+from household.world.resources import games_dir
+from household.world.tasks import load_tasks
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -32,7 +32,7 @@ from typing import Any, Iterator
 import pytest
 import yaml
 
-from household.resources import ENV_VAR
+from household.world.resources import ENV_VAR
 from llm.scripted import Request, ScriptedEndpoint, grammar_choices
 from planner.variants import PRESETS
 
@@ -164,7 +164,7 @@ class RoleScript:
 
     def value(self, sample: dict[str, Any], plan: str, right: bool) -> tuple[int, int]:
         """The goal conditions the plan's replay meets (right), or a value that differs from it (wrong)."""
-        from household.tasks import get_task
+        from household.world.tasks import get_task
         from planner.config import PlannerConfig
         from planner.prompts.parsing import split_plan
         from planner.loop.replay import replay

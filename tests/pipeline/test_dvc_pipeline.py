@@ -131,7 +131,7 @@ CODE_RERUNS: dict[str, set[str]] = {
     "flows/stages/comparisons.py": RESULTS | {"export"},  # export: its bootstrap params
     "flows/stages/report.py": {"report"},
     "flows/stages/report_html.py": {"report"},
-    "household/env.py": ALL - {"compare@0"},
+    "household/expert/env.py": ALL - {"compare@0"},
     "planner/relabel/stages.py": ALL - {"tasks"} - RESULTS,
     "pools/jsonl.py": ALL,
     "flows/runtime/stage.py": ALL - RESULTS - {"export"},  # compare, report and export run no items

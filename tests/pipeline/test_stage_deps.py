@@ -12,11 +12,11 @@ ROOT = Path(__file__).resolve().parents[2]
 # How a stage is started, not what it computes: the command line, the workspace and params loading, package
 # markers (flows/stages/__init__.py maps stage names to modules). Declaring them would rerun the whole pipeline
 # for a new `hindsight` subcommand.
-# household/resources.py says where the data directory is (workspace.py exports it); the data itself is a dep of
+# household/world/resources.py says where the data directory is (workspace.py exports it); the data itself is a dep of
 # `tasks` (dvc.yaml: ${data.dir}/...), and the stages that read the world declare household whole.
 # flows/runtime/declared.py reads dvc.yaml itself (paths, params keys), whose every change DVC already tracks.
 LAUNCH = {"flows/runtime/workspace.py", "flows/runtime/params.py", "flows/runtime/declared.py", "flows/cli/main.py",
-          "flows/cli/cmd_stage.py", "household/resources.py"}
+          "flows/cli/cmd_stage.py", "household/world/resources.py"}
 
 
 def imported_files(module_file: Path) -> set[str]:

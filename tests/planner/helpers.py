@@ -61,14 +61,14 @@ def critic(task_id: str, text: str, steps: list[str], num: int, den: int) -> Cri
 
 def first_task(task_type: str, split: str = "valid_seen") -> Any:
     """The first task of a type in a split."""
-    from household.tasks import load_tasks
+    from household.world.tasks import load_tasks
 
     return next(t for t in load_tasks(split) if t.task_type == task_type)
 
 
 def gt_pools(task_type: str, n: int) -> Any:
     """ExamplePools holding the gt samples of the first `n` train tasks of a type (list index: no encoder)."""
-    from household.tasks import load_tasks
+    from household.world.tasks import load_tasks
     from planner.relabel.gt_samples import build_gt_samples
     from planner.retrieval.examples import ExamplePools
 

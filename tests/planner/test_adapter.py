@@ -118,7 +118,7 @@ def test_a_class_too_rare_for_the_counts_is_offered_by_its_own_name():
     # ... but not a class train never has in the slot: ALFRED's toilet paper tasks are on ToiletPaper.
     rolls = lexicon_options("Put the toilet paper rolls inside the sink cabinet", 0.1)["object_target"]
     assert "ToiletPaper" in rolls and "ToiletPaperRoll" not in rolls
-    from household.ontology import PICKUPABLE
+    from household.world.ontology import PICKUPABLE
     from planner.adapter.predict import _by_name
     assert _by_name("Put the pot on the stove.", sorted(PICKUPABLE)) == ["Pot"]  # a word of its name, not 'Potato'
 
@@ -142,7 +142,7 @@ def test_a_lamp_or_parent_found_absent_is_offered_no_more():
 
 
 def test_an_object_found_absent_is_offered_no_more_once_a_namesake_is_seen():
-    from household.ontology import name_siblings
+    from household.world.ontology import name_siblings
     from planner.adapter.predict import gone, without_absent
     assert name_siblings("Knife") == {"ButterKnife"} and "Glassbottle" in name_siblings("WineBottle")
     assert name_siblings("Apple") == frozenset() and name_siblings("AppleSliced") == frozenset()  # slices apart

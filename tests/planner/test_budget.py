@@ -7,8 +7,8 @@ from statistics import mean
 
 import yaml
 
-from household.expert import expert_plan
-from household.tasks import load_tasks
+from household.expert.expert import expert_plan
+from household.world.tasks import load_tasks
 from pools.select import stratified
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from household.cost_to_go import cost_to_go
+from household.expert.cost_to_go import cost_to_go
 from planner.config import PlannerConfig
 from planner.loop.replay import replay
 from planner.probe.corrections import corrections

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from household.tasks import load_tasks
+from household.world.tasks import load_tasks
 from planner.config import PlannerConfig
 from planner.prompts.parsing import format_args
 from llm.scripted import Request, ScriptedEndpoint

@@ -6,7 +6,7 @@ from typing import Iterator
 
 import pytest
 
-from household.tasks import load_tasks
+from household.world.tasks import load_tasks
 from planner.config import PlannerConfig
 from planner.loop.episode import run_episode
 from planner.relabel.gt_samples import build_gt_critic_samples, build_gt_samples

@@ -5,7 +5,7 @@ from dataclasses import replace
 
 import pytest
 
-from household.tasks import load_tasks
+from household.world.tasks import load_tasks
 from planner.config import PlannerConfig
 from llm.scripted import ScriptedEndpoint, grammar_choices
 from planner.loop.episode import run_episode
@@ -26,7 +26,7 @@ def test_repeated_identical_failures_end_the_episode(task, pools, tmp_path):
 
 
 def test_scripted_plan_solves_the_task_and_records_everything(task, pools, tmp_path):
-    from household.expert import expert_plan
+    from household.expert.expert import expert_plan
 
     plan = expert_plan(task)
     with ScriptedEndpoint(lambda r: " " + "; ".join(plan)) as ep, \

@@ -13,10 +13,10 @@ from functools import lru_cache
 
 import pytest
 
-from household.cost_to_go import cost_to_go
-from household.expert import solve
-from household.ontology import TASK_TYPES
-from household.tasks import get_task, load_tasks
+from household.expert.cost_to_go import cost_to_go
+from household.expert.expert import solve
+from household.world.ontology import TASK_TYPES
+from household.world.tasks import get_task, load_tasks
 from planner.config import PlannerConfig
 from llm.client import LLMClient
 from planner.prompts.parsing import format_args

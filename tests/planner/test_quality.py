@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from types import SimpleNamespace as Rec  # the fields of a sample pool_quality reads
 
-from household.cost_to_go import cost_to_go
-from household.expert import solve
+from household.expert.cost_to_go import cost_to_go
+from household.expert.expert import solve
 from planner.config import PlannerConfig
 from planner.probe.quality import LABELS, label, pool_quality, step_labels
 from planner.probe.states import replay_state

@@ -4,13 +4,13 @@ from __future__ import annotations
 import pytest
 
 from flows.stages.hindsight_pool import select
-from household.expert import expert_plan
-from household.tasks import load_tasks
+from household.expert.expert import expert_plan
+from household.world.tasks import load_tasks
 from planner.config import PlannerConfig
 from llm.scripted import Request, ScriptedEndpoint, grammar_choices
 from planner.loop.replay import replay
 from planner.relabel.gt_samples import build_gt_critic_samples, build_gt_samples
-from household.scene import build_scene
+from household.expert.scene import build_scene
 from planner.relabel.stages import complete, critic_sample, reflect, robot_trace, trim_loops
 from planner.retrieval.grounding import Grounder
 from pools.records import Reflection, Rollout, StepRecord

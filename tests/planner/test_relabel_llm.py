@@ -13,8 +13,8 @@ import pytest
 import yaml
 
 from flows.cli.cmd_relabel import register
-from household.expert import expert_plan
-from household.tasks import load_tasks
+from household.expert.expert import expert_plan
+from household.world.tasks import load_tasks
 
 ROOT = Path(__file__).resolve().parents[2]
 TASK_TYPE = "pick_and_place_simple"

@@ -8,7 +8,7 @@ import pytest
 
 import planner.adapter.predict as adapter_module
 import planner.loop.episode as loop_module
-from household.tasks import load_tasks
+from household.world.tasks import load_tasks
 from planner.adapter.lexicon import Lexicon
 from planner.adapter.predict import Adapter
 from planner.config import PlannerConfig

@@ -13,8 +13,8 @@ import pytest
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
-from household.ontology import OBJECTS, RECEPTACLES, TASK_TYPES
-from household.tasks import SPLITS, TaskArgs
+from household.world.ontology import OBJECTS, RECEPTACLES, TASK_TYPES
+from household.world.tasks import SPLITS, TaskArgs
 from pools import artifacts, schema_gen
 from pools.schemas import SCHEMA_DIR
 
