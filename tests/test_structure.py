@@ -1,8 +1,8 @@
 """The code's structure, read from its import graph (ast, nothing imported): no import cycle in household/, pools/,
 llm/, planner/ or flows/, no module uses another's private names, no import runs upward across packages
 (shared/DESIGN.md's layering; llm/ at the bottom, importing nothing of the project; benchmarks/ on top, a package that
-leaves sys.path alone), and inside planner/ each sub-package imports only what PLANNER_MAY_IMPORT (and its __init__
-docstring) allows."""
+leaves sys.path alone), and inside planner/ and household/ each sub-package imports only what PLANNER_MAY_IMPORT and
+HOUSEHOLD_MAY_IMPORT (and its __init__ docstring) allow."""
 from __future__ import annotations
 
 import ast
@@ -50,6 +50,18 @@ PLANNER_MAY_IMPORT: dict[str, frozenset[str]] = {
                           "household", "pools"}),
     "probe": frozenset({"search", "loop", "scaffold", "config", "household", "pools"}),
     "views": frozenset({"prompts", "search", "pools"}),
+}
+
+# Inside household/: unit (a sub-package, or the top-level module backends) -> the other units it may import. Bottom
+# up: world (the world itself, no expert in it), expert (the expert and what needs it: a task's settled scene, Env,
+# the cost-to-go), alfworld (ALFWorld's games, its backend, the crosscheck), backends (EpisodeEnv and open_env, the
+# factory that picks ours or ALFWorld's by world.backend). The same list is each unit's "May import:" line
+# (household/<sub>/__init__.py, household/backends.py).
+HOUSEHOLD_MAY_IMPORT: dict[str, frozenset[str]] = {
+    "world": frozenset(),
+    "expert": frozenset({"world"}),
+    "alfworld": frozenset({"world", "expert"}),
+    "backends": frozenset({"world", "expert", "alfworld"}),
 }
 
 
@@ -287,16 +299,93 @@ def test_the_planner_table_check_sees_a_violation():
                                        ("planner.loop.episode", "planner.loop.replay")})
 
 
+def _may_import_paragraph(path: Path) -> str:
+    """The paragraph of a file's docstring that starts with its "May import:" line (up to the next blank line)."""
+    doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
+    line = next((ln for ln in doc.splitlines() if ln.startswith("May import:")), None)
+    assert line is not None, f"{path.relative_to(ROOT)}: its docstring has no 'May import:' line"
+    start = doc.index(line)
+    end = doc.find("\n\n", start)
+    return doc[start:] if end < 0 else doc[start:end]
+
+
 def test_each_planner_subpackage_docstring_names_what_it_may_import():
     # The "May import:" line of planner/<sub>/__init__.py: planner.<sub> names, household, pools, llm.
     for init in sorted((ROOT / "planner").glob("*/__init__.py")):
-        doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))) or ""
-        line = next((ln for ln in doc.splitlines() if ln.startswith("May import:")), None)
-        assert line is not None, f"{init.relative_to(ROOT)}: its docstring has no 'May import:' line"
-        start = doc.index(line)
-        end = doc.find("\n\n", start)
-        text = doc[start:] if end < 0 else doc[start:end]
+        text = _may_import_paragraph(init)
         named = {m.group(1) or m.group(2) for m in re.finditer(r"\bplanner\.(\w+)|\b(household|pools|llm)\b", text)}
         assert named == set(PLANNER_MAY_IMPORT[init.parent.name]), \
             f"{init.relative_to(ROOT)} says it may import {sorted(named)}; PLANNER_MAY_IMPORT says " \
             f"{sorted(PLANNER_MAY_IMPORT[init.parent.name])}"
+
+
+def _household_unit(module: str) -> str | None:
+    """The unit of HOUSEHOLD_MAY_IMPORT a household module belongs to: household.<sub>... -> <sub> (a sub-package
+    or a top-level module), the household package itself -> None."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else None
+
+
+def _against_household_table(edges: set[tuple[str, str]]) -> list[str]:
+    """The edges (importing household module, imported household module) that cross units outside
+    HOUSEHOLD_MAY_IMPORT."""
+    bad = []
+    for module, target in sorted(edges):
+        src, dst = _household_unit(module), _household_unit(target)
+        if src is None or dst is None or src == dst:
+            continue
+        if dst not in HOUSEHOLD_MAY_IMPORT.get(src, frozenset()):
+            bad.append(f"{module} imports {target} ({src} may import: {sorted(HOUSEHOLD_MAY_IMPORT.get(src, ()))})")
+    return bad
+
+
+def _household_edges() -> set[tuple[str, str]]:
+    """(household module, household module it imports anywhere)."""
+    mods = _modules("household")
+    return {(module, target) for module, path in mods.items() for target in _imported(path, module, set(mods))
+            if target.split(".")[0] == "household"}
+
+
+def _household_units() -> dict[str, Path]:
+    """household/'s sub-packages and top-level modules (the units the table must cover) -> the file whose docstring
+    names what the unit may import."""
+    root = ROOT / "household"
+    return ({p.parent.name: p for p in root.glob("*/__init__.py")}
+            | {p.stem: p for p in root.glob("*.py") if p.stem != "__init__"})
+
+
+def test_household_table_covers_every_unit_and_is_acyclic():
+    assert set(HOUSEHOLD_MAY_IMPORT) == set(_household_units()), \
+        "HOUSEHOLD_MAY_IMPORT must name every household sub-package and top-level module"
+    cycle = _cycle({u: set(deps) for u, deps in HOUSEHOLD_MAY_IMPORT.items()})
+    assert cycle is None, "HOUSEHOLD_MAY_IMPORT has a cycle: " + " -> ".join(cycle or [])
+    assert not HOUSEHOLD_MAY_IMPORT["world"], "household.world is the bottom: it imports no other household unit"
+    assert "alfworld" not in HOUSEHOLD_MAY_IMPORT["expert"], "household.expert imports nothing of household.alfworld"
+
+
+def test_household_subpackages_import_only_what_the_table_allows():
+    edges = _household_edges()
+    assert ("household.expert.env", "household.world.world") in edges, f"household's import graph looks empty: {edges}"
+    bad = _against_household_table(edges)
+    assert not bad, "imports across household sub-packages outside HOUSEHOLD_MAY_IMPORT: " + "; ".join(bad)
+
+
+def test_the_household_table_check_sees_a_violation():
+    assert _against_household_table({("household.world.world", "household.expert.expert")})
+    assert _against_household_table({("household.world.layout", "household.alfworld.importer")})
+    assert _against_household_table({("household.expert.stats", "household.alfworld.importer")})
+    assert _against_household_table({("household.alfworld.env", "household.backends")})
+    assert not _against_household_table({("household.alfworld.crosscheck", "household.expert.expert"),
+                                         ("household.expert.scene", "household.world.layout"),
+                                         ("household.backends", "household.alfworld.env"),
+                                         ("household.world.world", "household.world.goals")})
+
+
+def test_each_household_unit_docstring_names_what_it_may_import():
+    # The "May import:" line of household/<sub>/__init__.py (and of household/backends.py): household.<unit> names.
+    assert _may_import_line("household") == set(), "household/__init__.py's 'May import:' line names another package"
+    for unit, path in sorted(_household_units().items()):
+        named = set(re.findall(r"\bhousehold\.(\w+)", _may_import_paragraph(path)))
+        assert named == set(HOUSEHOLD_MAY_IMPORT[unit]), \
+            f"{path.relative_to(ROOT)} says it may import {sorted(named)}; HOUSEHOLD_MAY_IMPORT says " \
+            f"{sorted(HOUSEHOLD_MAY_IMPORT[unit])}"
