@@ -133,7 +133,7 @@ ClassName = Annotated[Literal[
 
 
 class TaskArgs(Contract):
-    """The seven task arguments the planner's adapter predicts (household.tasks.TaskArgs)."""
+    """The seven task arguments the planner's adapter predicts (household.world.tasks.TaskArgs)."""
 
     object_target: ClassName
     parent_target: ClassName

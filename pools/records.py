@@ -111,9 +111,9 @@ CostToGo = Annotated[int, Field(ge=0)] | None
 
 class Correction(Record):
     """The state is the replay of `steps` from the task's start (scene seed world.seed, the practice run's); its last
-    step did not lower the expert's cost-to-go d (household/cost_to_go.py). `optimal` is every option of the paper
-    planner's legal set there (true arguments) with the least d after it; `shown` is the one an example shows as the
-    next step (pools.records.Correction; planner/probe/corrections.py)."""
+    step did not lower the expert's cost-to-go d (household/expert/cost_to_go.py). `optimal` is every option of the
+    paper planner's legal set there (true arguments) with the least d after it; `shown` is the one an example shows as
+    the next step (pools.records.Correction; planner/probe/corrections.py)."""
 
     model_config = _artifact("The expert's correction at a state of a practice run (data/relabel/corrections.jsonl; "
                              "kind correction in a pool)", "1.0.0")
@@ -376,8 +376,8 @@ class Completion(Record):
 
 class ProbeState(Record):
     """The state is the replay of `steps` from the task's start (scene seed world.seed); `legal` is the paper
-    planner's legal set there with the true arguments, `d` the expert's cost-to-go (household/cost_to_go.py: the
-    robot's own sub-goals, chosen knowing the scene), `d_options` the cost-to-go after each option (null: no plan
+    planner's legal set there with the true arguments, `d` the expert's cost-to-go (household/expert/cost_to_go.py:
+    the robot's own sub-goals, chosen knowing the scene), `d_options` the cost-to-go after each option (null: no plan
     within the search's limit). Some option is strictly better than another (planner/probe/states.py drops the
     rest and counts them)."""
 
