@@ -17,8 +17,8 @@ from pools.schemas import load_schema
 
 # How each kind of sample is checked before it is pooled (pool, kind) -> text.
 VERIFIED = {
-    ("gt", "gt"): "the expert's plan (household/expert.py) replayed from the task's start in the simulator; pooled "
-                  "only when it reaches the goal with no failed step",
+    ("gt", "gt"): "the expert's plan (household/expert/expert.py) replayed from the task's start in the simulator; "
+                  "pooled only when it reaches the goal with no failed step",
     ("gt", "critic"): "a prefix of a pooled expert plan (half of it, or all of it), valued a/b by replaying it: goal "
                       "conditions met / total",
     ("hindsight", "hindsight"): "the LLM's completion of a practice run, replayed from the task's start in a fresh "
@@ -27,7 +27,7 @@ VERIFIED = {
     ("hindsight", "critic"): "the LLM's value a/b of a practice run; pooled only when it equals the replay's "
                              "(`verified`), unless relabel.keep_unverified",
     ("hindsight", "correction"): "no LLM: at a state a practice run reached by a step that did not lower the "
-                                 "expert's cost-to-go, every legal option after which it is least (household/"
+                                 "expert's cost-to-go, every legal option after which it is least (household/expert/"
                                  "cost_to_go.py), by replay; pooled with relabel.corrections",
 }
 # What a row of each view is, and how to load it.
