@@ -578,6 +578,7 @@ HEADLINES = {
     "big_pool": "planner-valid_unseen-heldout-8e967b8",
     "probe": "run-ee383ae",  # the default pipeline's probe (bench_probe at 3670b78 is superseded)
     "probe_dev": "probe-valid_unseen-dev-ee383ae",  # bench_probe on the dev set, where pool design tunes
+    "ladder_test": "ladder-test-cd6ff5f",  # the whole ladder on the frozen test set
     "curve": "curve-paper-e8180de",
     "alfworld": "planner-alfworld-household-data-alfworld_samples-alfworld-all-3ec97e8",
     "household": "planner-alfworld-household-data-alfworld_samples-household-all-3ec97e8",
@@ -653,6 +654,7 @@ def headline_rows(k: dict[str, dict[str, Any]]) -> list[tuple[str, str]]:
                    for name, var in (cu.get("variations") or {}).items())),
     ]
     rows += test_set_rows()
+    rows.append(ladder_test_row(k[HEADLINES["ladder_test"]]))
     alf, hh, cc = (k[HEADLINES[n]] for n in ("alfworld", "household", "crosscheck"))
     qa, qh, o = next(iter(alf["variants"].values())), next(iter(hh["variants"].values())), cc["observations"]
     rows.append((f"Our world against ALFWorld's engine, {cc['games']} ALFWorld sample games",
@@ -665,6 +667,16 @@ def headline_rows(k: dict[str, dict[str, Any]]) -> list[tuple[str, str]]:
                  f"{run['wall_minutes']:.1f} min; its pool: {practice['rollouts']} practice runs, "
                  f"{sum(run['pool']['material'].values())} hindsight samples"))
     return rows + [r["headline"] for r in EARLIER if "headline" in r]
+
+
+def ladder_test_row(d: dict[str, Any]) -> tuple[str, str]:
+    """README's row for the ladder on the test set: each rung's Actor_hind on recovery states against its emptied
+    self."""
+    rungs = "; ".join(f"{name} {r['figures']['actor_hind']['by_kind']['recovery']['optimal']:.0%} "
+                      f"({diff_text(r['vs_empty']['recovery'])})" for name, r in d["rungs"].items())
+    return (f"The ladder on set *test* (frozen; nothing tuned on it): Actor_hind on {d['kinds']['recovery']} recovery "
+            f"states of {d['tasks']} held-out valid_unseen tasks, against its emptied self (target: +10 points and "
+            f"40%)", rungs)
 
 
 def load_test_manifest() -> dict[str, Any] | None:
