@@ -674,9 +674,9 @@ def ladder_test_row(d: dict[str, Any]) -> tuple[str, str]:
     self."""
     rungs = "; ".join(f"{name} {r['figures']['actor_hind']['by_kind']['recovery']['optimal']:.0%} "
                       f"({diff_text(r['vs_empty']['recovery'])})" for name, r in d["rungs"].items())
-    return (f"The ladder on set *test* (frozen; nothing tuned on it): Actor_hind on {d['kinds']['recovery']} recovery "
-            f"states of {d['tasks']} held-out valid_unseen tasks, against its emptied self (target: +10 points and "
-            f"40%)", rungs)
+    return (f"The ladder on set *test* (frozen; nothing tuned on it): the paper's planner's Actor_hind, one change per "
+            f"rung, on {d['kinds']['recovery']} recovery states of {d['tasks']} held-out valid_unseen tasks, against "
+            f"its emptied self (target: +10 points and 40%)", rungs)
 
 
 def load_test_manifest() -> dict[str, Any] | None:
