@@ -15,6 +15,7 @@ from typing import Any, Iterable
 
 import yaml
 
+from household.world.resources import data_dir
 from llm.scripted import Fault, Request, grammar_choices
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -160,6 +161,7 @@ def evaluate_workspace(root: Path, endpoint_url: str, model: str, *, per_type: i
     params["planner"].update(max_subgoals=max_subgoals)
     params["evaluate"].update(splits=splits, per_type=per_type, max_tasks=0)  # every task of those
     params["pipeline"].update(workers=1, task_runner="threads", dask_address=None)
+    params["data"]["dir"] = str(data_dir())  # the checkout's data, read in place from a workspace elsewhere
     (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False), encoding="utf-8")
     rows = task_rows(gt_per_type, "train", types=types)
     for split in splits:
