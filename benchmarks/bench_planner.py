@@ -4,6 +4,7 @@
         [--variants hindsight,no_hindsight,scaffold_hindsight,scaffold_no_hindsight] [--no-floors]
         [--hindsight-pool data/pools/hindsight.jsonl] [--params params.yaml] [--out FILE] [--json]
         [--hindsight-pools NAME=FILE,NAME=FILE]   # each hindsight-reading variant once per pool, paired with the first
+        [--out FILE --resume]   # a killed run goes on from FILE's episodes and its response caches (FILE.cache/)
         [--alfworld DIR]   # every game under DIR, on ALFWorld's engine (world.backend: alfworld), not a split
         [--alfworld DIR --engine household]   # the same games' tasks in our world, on our import of each scene
         [--alfworld DIR --field [--alfworld-per-type 8] [--max-games N]]   # ALFWorld's protocol (templated
@@ -19,8 +20,12 @@ stage draws it (params pools.*); the hindsight pool is read from `--hindsight-po
 hindsight actor has no examples and only Actor_gt plans). `--hindsight-pools empty=none,big=FILE` runs every variant
 that reads the hindsight pool once per named pool (`hindsight@big`; a missing FILE is the empty pool) and pairs each
 run with the first pool's on the same tasks: the episode SR of a pool against another, under one planner. Each
-variant gets a fresh response cache (temporary folder)
-and a fresh server, so every call is paid and no prompt prefix is kept from the variant before. Prints per variant:
+variant gets a fresh response cache (temporary folder; with `--resume`, its own folder under FILE.cache/) and a fresh
+server, so every call is paid and no prompt prefix is kept from the variant before. `--out FILE` is written after every
+episode; `--resume` keeps the episodes FILE already holds for the same tasks, seed and pools (and their timing lines)
+and replays the calls the episode in flight had paid from its variant's kept cache, so a kill loses no finished
+episode (a variant that resumed says after how many kept episodes, `resumed_after`: the next episode's seconds count
+its replayed calls as cache hits). Prints per variant:
 the planner, SR and GC (ALFRED's definitions, pools/analysis/metrics.py) overall and per type, the share of executed sub-goals
 the LLM chose among two or more offered ones, adapter accuracy per argument, the share of illegal answers, LLM calls
 and seconds per sub-goal; the pairs of `evaluate.compare` that both ran (2x2 table, McNemar's exact p); and two
@@ -103,6 +108,39 @@ def stage_timing_file(rollouts: str) -> Path:
     return root / "details" / "timing" / f"{stage}.jsonl"
 
 
+def journal(args: argparse.Namespace, out: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The runs `--out` already holds, by run name ({"episodes": [...], "timings": {id: line}}), when it was written
+    for the same tasks, seed and pools (a different sample or pool starts afresh; the file is replaced as it goes)."""
+    if not args.out:
+        raise SystemExit("--resume needs --out FILE: the journal it goes on from")
+    path = Path(args.out)
+    if not path.is_file():
+        return {}
+    try:
+        old = json.loads(path.read_text())
+    except json.JSONDecodeError as e:
+        raise SystemExit(f"{path}: not the JSON journal --resume reads ({e}); move it away to start afresh")
+    same = ("games", "seed", "split", "task_set", "field", "hindsight_pools", "gt_examples")
+    differs = [k for k in same if old.get(k) != out.get(k)]
+    if differs:
+        print(f"note: {path} was written for other {', '.join(differs)}: starting afresh", file=sys.stderr)
+        return {}
+    runs = {name: {"episodes": eps, "timings": old.get("timings", {}).get(name, {})}
+            for name, eps in old.get("episodes", {}).items() if not name.startswith("floor:")}
+    print(f"resuming from {path}: " + (", ".join(f"{n} {len(r['episodes'])} episodes" for n, r in runs.items())
+                                        or "nothing measured yet"), file=sys.stderr)
+    return runs
+
+
+def _kept_cache(out: str, run_name: str) -> Any:
+    """A run's own response cache folder beside the journal (kept, so a killed episode replays what it paid)."""
+    from contextlib import nullcontext
+
+    folder = Path(f"{out}.cache") / run_name.replace("@", "-")
+    folder.mkdir(parents=True, exist_ok=True)
+    return nullcontext(str(folder))
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--params", default="params.yaml")
@@ -128,7 +166,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--hindsight-pools", default="", metavar="NAME=FILE,...",
                     help="run each hindsight-reading variant once per pool (VARIANT@NAME), paired with the first")
     ap.add_argument("--max-subgoals", type=int, default=None, help="override planner.max_subgoals")
-    ap.add_argument("--out", default=None, help="also write every figure and episode row as JSON here")
+    ap.add_argument("--out", default=None, help="also write every figure and episode row as JSON here (after every "
+                                                "episode)")
+    ap.add_argument("--resume", action="store_true",
+                    help="with --out: keep the episodes --out already holds (same tasks, seed and pools) and keep each "
+                         "variant's response cache under OUT.cache/, so a killed run goes on where it stopped")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--from-rollouts", default=None, metavar="JSONL",
                     help="only summarize rollouts a stage already wrote (e.g. data/relabel/rollouts.jsonl): no LLM")
@@ -210,10 +252,14 @@ def main(argv: list[str] | None = None) -> int:
                            "hindsight_examples": len(hind), "variants": {}, "paired": [], "floors": {},
                            "hindsight_pools": {name: len(p.hind) for name, p in named_pools.items()}}
     episodes: dict[str, list[dict[str, Any]]] = {}
+    timed: dict[str, dict[str, dict[str, Any]]] = {}  # run name -> episode id -> its timing line
+    kept = journal(args, out) if args.resume else {}
 
-    def save() -> None:  # after every variant: a long run that is stopped keeps what it measured
+    def save() -> None:  # after every episode: a long run that is stopped keeps what it measured
         if args.out:
-            Path(args.out).write_text(json.dumps({**out, "episodes": episodes}, indent=1) + "\n")
+            tmp = Path(f"{args.out}.tmp")
+            tmp.write_text(json.dumps({**out, "episodes": episodes, "timings": timed}, indent=1) + "\n")
+            tmp.replace(args.out)  # never a half-written journal
 
     if not args.no_floors and not args.alfworld:
         from benchmarks.floors import POLICIES, floor_rollouts
@@ -233,27 +279,35 @@ def main(argv: list[str] | None = None) -> int:
                                           if not (named_pools and spec.reads_hindsight())]
     for spec, run_name, run_pools in runs:
         # Each variant cold: its own response cache and a fresh server (no prompt prefix kept from the one before).
-        with tempfile.TemporaryDirectory() as cache, \
+        done = {e["task_id"]: e for e in kept.get(run_name, {}).get("episodes", [])}
+        with (_kept_cache(args.out, run_name) if args.resume else tempfile.TemporaryDirectory()) as cache, \
                 llm_client(params, cache_dir=Path(cache)) as client:
             client.complete("actor", "warm-up", max_tokens=1)  # start the server outside the timings
             out["models"] = {r: client.model_id_for(r) for r in ("adapter", "actor", "critic")}
             cfg = PlannerConfig.from_params(params, variant=spec, **overrides)
-            t0 = time.perf_counter()
-            eps, timings = [], {}
+            t0 = time.perf_counter() - sum(float(t["seconds"]) for t in kept.get(run_name, {}).get("timings", {})
+                                           .values())  # wall time counts the kept episodes' seconds
+            eps, timings = episodes.setdefault(run_name, []), timed.setdefault(run_name, {})
             for i, task in enumerate(picked, 1):
+                if task.id in done:  # measured before the kill: kept as it was
+                    eps.append(done[task.id])
+                    if done[task.id]["id"] in kept[run_name]["timings"]:
+                        timings[done[task.id]["id"]] = kept[run_name]["timings"][done[task.id]["id"]]
+                    continue
                 mark, t1 = client.usage.snapshot(), time.perf_counter()
                 r = run_episode(task, spec, run_pools, client, cfg, scene=scenes.get(task.id))
                 eps.append(r.model_dump())
                 timings[r.id] = timing_row(task.id, Timed(r, time.perf_counter() - t1,
                                                           client.usage.summary(since=mark)))
+                save()
                 actions = r.metrics.get("alfworld_actions")
                 print(f"{run_name} {i}/{len(picked)} {task.task_type}: success={r.success} gc={r.gc:.2f} "
                       f"steps={len(r.steps)}{'' if actions is None else f' alfworld_actions={actions}'} "
                       f"stop={r.metrics['stop_reason']} {time.perf_counter() - t1:.0f}s", file=sys.stderr, flush=True)
-            episodes[run_name] = eps
             wall = time.perf_counter() - t0
             out["variants"][run_name] = {**_quality(eps, timings), "wall_seconds": round(wall, 1),
-                                         "seconds_per_episode": round(wall / max(len(eps), 1), 1)}
+                                         "seconds_per_episode": round(wall / max(len(eps), 1), 1),
+                                         **({"resumed_after": len(done)} if done else {})}
         save()
     first = next(iter(named_pools), None)
     pool_pairs = [{"a": f"{spec.name}@{name}", "b": f"{spec.name}@{first}"} for spec in specs if spec.reads_hindsight()
