@@ -198,13 +198,12 @@ def main(argv: list[str] | None = None) -> int:
 
     from flows.runtime.workspace import configure
     configure()
-    from benchmarks.sample import gt_pool, seeded_tasks
+    from benchmarks.sample import gt_pool, seeded_tasks, with_hindsight
     from flows.runtime.llm_stage import llm_client
     from flows.runtime.params import load_params
     from planner.config import PlannerConfig
     from planner.loop.episode import run_episode
     from planner.retrieval.encoder import get_encoder
-    from planner.retrieval.examples import ExamplePools
     from planner.variants import get_variant
     from pools.jsonl import read_jsonl
     from pools.timing import Timed, timing_row
@@ -213,15 +212,9 @@ def main(argv: list[str] | None = None) -> int:
     seed = int(params["world"]["seed"])
     gt, critic = gt_pool(params)
 
-    def with_hindsight(file: str) -> ExamplePools:
-        """The gt pool and its critic samples, plus a hindsight pool file's samples (none when it is missing)."""
-        rows = read_jsonl(Path(file), "sample").records if Path(file).is_file() else []
-        read = ExamplePools.from_records(rows)  # hindsight samples (and corrections, where pooled), critic samples
-        return ExamplePools(gt=gt, hind=read.hind, critic=[*critic, *read.critic])
-
-    pools = with_hindsight(args.hindsight_pool)
+    pools = with_hindsight(gt, critic, Path(args.hindsight_pool))
     named = dict(item.split("=", 1) for item in args.hindsight_pools.split(",") if item.strip())
-    named_pools = {name: with_hindsight(file) for name, file in named.items()}
+    named_pools = {name: with_hindsight(gt, critic, Path(file)) for name, file in named.items()}
     hind = pools.hind
     scenes: dict[str, Any] = {}  # task id -> the scene to play it on (our world on a game's scene)
     if args.alfworld:  # every game's own task, played in ALFWorld's engine (or ours, on the game's scene)

@@ -15,16 +15,11 @@ ACTOR_POOL = {"actor_gt": "gt", "actor_hind": "hind", "actor_hind_empty": "hind"
 def probe_pools(params: dict[str, Any], hindsight_pool: Path | None) -> tuple[Any, Any]:
     """(the pools, the same with the hindsight pool emptied): the gt pool drawn as the `gt_pool` stage draws it, the
     hindsight actor and critic samples read from `hindsight_pool` (none when it is None or missing)."""
-    from benchmarks.sample import gt_pool
+    from benchmarks.sample import gt_pool, with_hindsight
     from planner.retrieval.examples import ExamplePools
-    from pools.jsonl import read_records
 
-    gt, critic = gt_pool(params)
-    found = hindsight_pool is not None and hindsight_pool.exists()
-    rows = read_records(hindsight_pool, "sample").records if found else []
-    read = ExamplePools.from_records(rows)  # hindsight samples (and corrections, where pooled), critic samples
-    critic = [*critic, *read.critic]
-    return ExamplePools(gt=gt, hind=list(read.hind), critic=critic), ExamplePools(gt=gt, hind=[], critic=critic)
+    pools = with_hindsight(*gt_pool(params), hindsight_pool)
+    return pools, ExamplePools(gt=pools.gt, hind=[], critic=pools.critic)
 
 
 def answer(configs: Sequence[str], states: Sequence[Any], pools: Any, empty: Any, params: dict[str, Any],

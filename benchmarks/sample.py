@@ -3,6 +3,7 @@
 flows.runtime.workspace.configure()."""
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 
@@ -15,6 +16,17 @@ def gt_pool(params: dict[str, Any]) -> tuple[list[Any], list[Any]]:
     return draw_gt_pool(train, int(params["pools"]["gt_per_type"]), int(params["world"]["seed"]),
                         split=params["pools"]["gt_split"],
                         navigation=str(params["pools"].get("gt_navigation", "object")))
+
+
+def with_hindsight(gt: list[Any], critic: list[Any], hindsight_pool: Path | None) -> Any:
+    """ExamplePools of the gt samples and critic samples, plus a hindsight pool file's samples: its hindsight samples
+    and corrections for Actor_hind, its critic samples beside `critic` (none when the file is None or missing)."""
+    from planner.retrieval.examples import ExamplePools
+    from pools.jsonl import read_records
+
+    found = hindsight_pool is not None and Path(hindsight_pool).is_file()
+    read = ExamplePools.from_records(read_records(hindsight_pool, "sample").records if found else [])
+    return ExamplePools(gt=gt, hind=list(read.hind), critic=[*critic, *read.critic])
 
 
 def seeded_tasks(split: str, per_type: int, seed: int, types: str = "", task_set: str = "all") -> list[Any]:

@@ -17,8 +17,21 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def _args(tmp_path: Path, out: Path, types: str) -> list[str]:
     return ["--params", str(tmp_path / "params.yaml"), "--variants", "hindsight", "--per-type", "1", "--types", types,
-            "--no-floors", "--max-subgoals", "2", "--hindsight-pools", f"empty=none,also={tmp_path / 'none.jsonl'}",
+            "--no-floors", "--max-subgoals", "2", "--hindsight-pools", f"empty=none,also={tmp_path / 'pool.jsonl'}",
             "--out", str(out), "--resume"]
+
+
+def _one_sample_pool(path: Path) -> None:
+    """A hindsight pool file of one sample (the pool's file is read as the pipeline writes it, typed)."""
+    from pools.jsonl import write_jsonl
+    from pools.records import Sample
+
+    write_jsonl(path, [Sample.new(kind="hindsight", task_id="t-1", task_type="pick_and_place_simple",
+                                  instruction="put a plunger in the cabinet", args={"object_target": "Plunger", "parent_target": "Cabinet", "mrecep_target": "",
+                                        "toggle_target": "", "object_state": "none", "object_sliced": False,
+                                        "two_objects": False},
+                                  steps=["Navigation Plunger", "PickupObject Plunger", "Navigation Cabinet",
+                                         "PutObject Cabinet"], verified=True, source="ro-1")], "sample")
 
 
 def test_a_killed_run_resumes_from_its_journal_without_paying_again(tmp_path: Path,
@@ -26,6 +39,7 @@ def test_a_killed_run_resumes_from_its_journal_without_paying_again(tmp_path: Pa
     m = bench("bench_planner")
     out = tmp_path / "planner.json"
     types = "pick_and_place_simple,look_at_obj_in_light"
+    _one_sample_pool(tmp_path / "pool.jsonl")
     with ScriptedEndpoint(planner_answer, owned_by="llamacpp") as ep:
         params = yaml.safe_load((ROOT / "params.yaml").read_text(encoding="utf-8"))
         on_endpoint(params, ep.url, "scripted", timeout=30, retries=1, backoff=0.01)
