@@ -225,6 +225,24 @@ def test_the_profile_plays_the_same_48_games_for_every_agent(tmp_path, monkeypat
     assert len(plan(params, "react", "fail").items) == 134
 
 
+def test_the_profile_lets_the_planners_spend_the_50_actions():
+    from flows.stages.alfworld_games import eval_params
+    from planner.config import PlannerConfig
+    from planner.variants import Variant
+
+    params = _merge(yaml.safe_load((ROOT / "params.yaml").read_text()),
+                    yaml.safe_load((ROOT / "profiles/alfworld.yaml").read_text()))
+    world = eval_params(params)["world"]
+    for name in ("hindsight", "no_hindsight", "scaffold_hindsight", "scaffold_no_hindsight"):
+        spec = Variant.parse(name, params["evaluate"]["variants"][name])
+        cfg = PlannerConfig.from_params({"world": world, "retrieval": params["retrieval"],
+                                         "planner": params["planner"]}, variant=spec)
+        # no wandering rule and no ALFRED failure limit: success, Stop, the cap or the 50 actions end a game
+        assert (cfg.episode.max_idle, cfg.world.max_fails, cfg.world.max_actions) == (0, 50, 50), name
+        assert spec.planner["scaffold"] == ("full" if name.startswith("scaffold") else "none")  # merged, not lost
+    assert params["planner"]["max_idle"] == 6  # the default pipeline's planner is unchanged
+
+
 def test_evaluate_world_names_an_unknown_key():
     from flows.stages.alfworld_games import eval_params
 
