@@ -145,14 +145,15 @@ class LLMClient:
         llm/llama_score.py: the shared prompt evaluated once). `prompt` itself comes first, never read: a server
         that computes only the tokens past the prompts' shared tokens (ours) then computes every token the
         continuations add, even where they all begin alike. It generates one token (`max_tokens: 1`, as vLLM
-        requires), never read. Always at temperature 0, so always cached. An endpoint that returns no
+        requires), never read; none on the embedded server (`max_tokens: 0`: a prompt's last token is then not
+        evaluated, only read from the one before). Always at temperature 0, so always cached. An endpoint that returns no
         log-probabilities raises LLMError with reason `no_logprobs`.
         """
         if isinstance(continuations, str) or not continuations or not all(continuations):
             raise ValueError("score takes a sequence of non-empty continuations")
         s = self.settings.for_role(role)
         request = {"prompt": [prompt] + [prompt + c for c in continuations], "echo": True, "logprobs": 1,
-                   "max_tokens": 1, "temperature": 0.0, "_stem": len(prompt)}
+                   "max_tokens": 0 if s.is_embedded else 1, "temperature": 0.0, "_stem": len(prompt)}
         return self._call(role, s, "score", request)
 
     def constrain_mode(self, role: str) -> str:

@@ -5,7 +5,9 @@ context: n_ctx x n_vocab floats, 2.5 GB for Qwen), and takes one prompt per requ
 `logits_all=False`: the prompts of one request (a list, as the OpenAI API allows) share a prefix, which is evaluated
 once, reusing the KV cache and the prompt-prefix cache as a completion does; their tails go into one batch as a
 token trie, a tail token shared by several prompts evaluated once for all of them (one KV sequence per prompt), with
-logits for every tail token; the KV cache is then rolled back to the prefix, which is saved to the prefix cache.
+logits for every tail token that has a next one to score (with `max_tokens` 0, a prompt's last token is not
+evaluated: its own log-probability comes from the token before); the KV cache is then rolled back to the prefix,
+which is saved to the prefix cache.
 
 What differs from the OpenAI semantics: the prompts' shared token prefix comes back as one entry of `tokens` with a
 null logprob, not token by token (it is not computed, and thousands of entries per prompt
@@ -178,14 +180,21 @@ def _decode_tails(llama: Any, toks: Sequence[Sequence[int]], shared: int, group:
         path[i] = mine
         if shared:
             ctx.kv_cache_seq_cp(0, seq, 0, shared)  # the prefix's cells are the sequence's too (shared, not copied)
+    # A node's own token is read from its parent's row, so only a node with children (or, when a token is generated,
+    # a prompt's last) is decoded: a leaf costs nothing (every continuation's end token is one).
+    parents = {node.parent for node in nodes}
+    decoded = [k for k in range(len(nodes)) if k in parents or (max_tokens and any(path[i][-1] == k for i in group))]
+    at = {k: j for j, k in enumerate(decoded)}  # node -> its place in the batch
     try:
         b = batch.batch
-        for k, node in enumerate(nodes):
-            b.token[k], b.pos[k], b.n_seq_id[k], b.logits[k] = node.token, shared + node.depth, len(node.seqs), True
+        for j, k in enumerate(decoded):
+            node = nodes[k]
+            b.token[j], b.pos[j], b.n_seq_id[j], b.logits[j] = node.token, shared + node.depth, len(node.seqs), True
             for s, seq in enumerate(node.seqs):
-                b.seq_id[k][s] = seq
-        b.n_tokens = len(nodes)
-        ctx.decode(batch)
+                b.seq_id[j][s] = seq
+        b.n_tokens = len(decoded)
+        if decoded:
+            ctx.decode(batch)
         n_vocab = llama.n_vocab()
         rows: dict[int, _Row] = {}
 
@@ -193,7 +202,7 @@ def _decode_tails(llama: Any, toks: Sequence[Sequence[int]], shared: int, group:
             if k < 0:
                 return head
             if k not in rows:
-                rows[k] = _Row(np.ctypeslib.as_array(ctx.get_logits_ith(k), shape=(n_vocab,)))
+                rows[k] = _Row(np.ctypeslib.as_array(ctx.get_logits_ith(at[k]), shape=(n_vocab,)))
             return rows[k]
 
         for i in group:
