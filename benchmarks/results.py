@@ -139,17 +139,98 @@ def keep_run(root: Path, commit: str, wall_minutes: float | None, note: str) -> 
                   for p in sorted((root / "data" / "eval").glob("*.jsonl"))},
         "variants": {name: (v.get("planner") or {}).get("scaffold", params["planner"]["scaffold"])
                      for name, v in params["evaluate"]["variants"].items()},
+        "search": {name: v.get("search", "beam") for name, v in params["evaluate"]["variants"].items()},
         "stages": {p.stem: {"seconds": load(p).get("seconds", 0.0), "items": load(p).get("items")}
                    for p in sorted((root / "details" / "stages").glob("*.json"))},
         "eval": {f"{p.parent.name}/{p.stem}": load(p) for p in sorted((root / "metrics" / "eval").glob("*/*.json"))},
         "probe": {p.stem: load(p) for p in sorted((root / "metrics" / "probe").glob("*.json"))},
         "probe_headline": load(root / "metrics" / "probe.json") if (root / "metrics" / "probe.json").exists() else {},
         "pool": load(root / "data" / "pools" / "hindsight.manifest.json").get("params", {}),
+        # per variant: SR with its interval and GC, overall and per task type; the median seconds per game
+        "details": {p.stem: _eval_details(load(p), root / "details" / "timing" / f"evaluate-{p.stem}.jsonl")
+                    for p in sorted((root / "details" / "eval").glob("*.json"))},
+        "compare": {p.stem: {k: load(p)[k] for k in ("a", "b", "tasks", "all")}
+                    for p in sorted((root / "metrics" / "compare").glob("*.json"))},
     }
     KEPT.mkdir(parents=True, exist_ok=True)
     dest = KEPT / f"run-{commit.replace('+', '-')}.json"
     dest.write_text(json.dumps(data, indent=1) + "\n")
     return dest
+
+
+def _eval_details(d: dict[str, Any], timing: Path) -> dict[str, Any]:
+    """What the tables need of one variant's details/eval file, and its median seconds per game (timing lines)."""
+    import statistics
+
+    keys = ("episodes", "sr", "sr_ci", "gc", "alfworld_actions")
+    seconds = [json.loads(line)["seconds"] for line in timing.read_text().splitlines() if line.strip()] \
+        if timing.exists() else []
+    return {"all": {k: d["all"][k] for k in keys if k in d["all"]},
+            "by_type": {t: {k: r[k] for k in keys if k in r} for t, r in sorted(d["by_type"].items())},
+            "stop_reasons": d.get("stop_reasons", {}),
+            "seconds_per_game": round(statistics.median(seconds), 1) if seconds else None}
+
+
+# Published SR on ALFWorld's 134 valid_unseen games, as ../shared/alfworld/README.md gives them with their sources.
+ALFWORLD_PUBLISHED = [
+    ("prompted", "Qwen2.5-1.5B-Instruct", 0.041, "GiGPO (arXiv 2505.10978), Table 1"),
+    ("ReAct", "Qwen2.5-1.5B-Instruct", 0.128, "GiGPO (arXiv 2505.10978), Table 1"),
+    ("Reflexion", "Qwen2.5-1.5B-Instruct", 0.218, "GiGPO (arXiv 2505.10978), Table 1"),
+    ("prompted", "Qwen2.5-7B-Instruct", 0.148, "GiGPO (arXiv 2505.10978), Table 1"),
+    ("ReAct", "Qwen2.5-7B-Instruct", 0.312, "GiGPO (arXiv 2505.10978), Table 1"),
+    ("Reflexion", "Qwen2.5-7B-Instruct", 0.427, "GiGPO (arXiv 2505.10978), Table 1"),
+    ("GiGPO (RL fine-tuning)", "Qwen2.5-1.5B-Instruct", 0.867, "GiGPO (arXiv 2505.10978), Table 1"),
+    ("prompted", "Llama-2-7B-Chat", 0.0, "ETO (arXiv 2403.02502)"),
+    ("ReAct, best of 6 prompts", "GPT-3 (text-davinci-002)", 0.71, "ReAct (Yao et al., ICLR 2023)"),
+]
+
+
+def _planner_name(d: dict[str, Any], name: str) -> str:
+    """A kept run's variant as its tables name the planner: expert, ReAct, paper (none) or scaffold (its rules)."""
+    scaffold = d["variants"].get(name, "?")
+    if name == "expert" or (d.get("search") or {}).get(name) in ("expert", "react"):
+        return {"react": "ReAct"}.get((d.get("search") or {}).get(name, ""), "expert")
+    return "paper (none)" if scaffold == "none" else f"scaffold ({scaffold})"
+
+
+def alfworld_lines(d: dict[str, Any]) -> list[str]:
+    """A kept ALFWorld run's own tables: each agent's SR with its interval, GC, actions and seconds per game beside the
+    published rows; SR per task type; every pair."""
+    det, games = d.get("details") or {}, d.get("games") or {}
+    lines = ["", "| agent | games | SR [95% CI] | GC | ALFWorld actions / game | s / game (median) | stops |",
+             "|---|---|---|---|---|---|---|"]
+    for name, x in det.items():
+        a = x["all"]
+        stops = ", ".join(f"{k} {v}" for k, v in x.get("stop_reasons", {}).items())
+        lines.append(f"| {_planner_name(d, name)}: {name} | {a['episodes']} | {a['sr']:.1%}{_ci(a.get('sr_ci'))} "
+                     f"| {a['gc']:.2f} | {a.get('alfworld_actions', '-')} | {x.get('seconds_per_game') or '-'} | "
+                     f"{stops} |")
+    lines += ["", "Published on the 134 games, for scale (other prompts, harnesses and quantisations; as "
+              "../shared/alfworld/README.md gives them, not checked against the papers here):", "",
+              "| agent | model | SR | source |", "|---|---|---|---|"]
+    lines += [f"| {a} | {m} | {sr:.1%} | {src} |" for a, m, sr, src in ALFWORLD_PUBLISHED]
+    types = sorted({t for x in det.values() for t in x["by_type"]})
+    if types:
+        lines += ["", "SR per task type (games):", "", "| type | " + " | ".join(det) + " |",
+                  "|---|" + "---|" * len(det)]
+        for t in types:
+            cells = [f"{x['by_type'][t]['sr']:.0%} ({x['by_type'][t]['episodes']})" if t in x["by_type"] else "-"
+                     for x in det.values()]
+            lines.append(f"| {t} | " + " | ".join(cells) + " |")
+    if d.get("compare"):
+        lines += ["", "Paired on the same games (A - B; 95% bootstrap interval over games; McNemar's exact p):", "",
+                  "| A vs B | games | SR A | SR B | difference [95% CI] | both / only A / only B / neither | p |",
+                  "|---|---|---|---|---|---|---|"]
+        for c in d["compare"].values():
+            o, t = c["all"], c["all"]["table"]
+            lines.append(f"| {c['a']} vs {c['b']} | {c['tasks']} | {o['a']['sr']:.0%} | {o['b']['sr']:.0%} | "
+                         f"{o['sr_diff']:+.0%}{_ci(o.get('sr_diff_ci'))} | {t['both']} / {t['only_a']} / "
+                         f"{t['only_b']} / {t['neither']} | {o['mcnemar_p']:.3f} |")
+    lines += ["", "The planners read pools built from train tasks in our world (the default pipeline's); only the "
+              "evaluation plays in ALFWorld's engine."]
+    if games:
+        lines.append(f"Games per agent: {', '.join(f'{v} {len(g)}' for v, g in games.items())}.")
+    return lines
 
 
 def _pct(x: float | None) -> str:
@@ -267,7 +348,10 @@ def run_section(d: dict[str, Any]) -> list[str]:
     """Tables of one `make run`: stage seconds, the evaluated variants, the probe."""
     ev = d["evaluate"]
     timed = d.get("wall_minutes") is not None
+    alfworld = (ev.get("world") or {}).get("backend") == "alfworld"
     lines = [f"### make run (default params), commit `{d['commit']}`: {d['wall_minutes']:.1f} min wall" if timed else
+             f"### ALFWorld's games (profiles/alfworld.yaml over the default pipeline), commit `{d['commit']}`"
+             if alfworld else
              f"### The default pipeline's outputs (default params, not a timed make run), commit `{d['commit']}`", ""]
     if d.get("note"):
         lines += [d["note"], ""]
@@ -286,10 +370,11 @@ def run_section(d: dict[str, Any]) -> list[str]:
               "|---|---|---|---|---|---|---|"]
     for key, m in d["eval"].items():
         name = key.split("/")[0]
-        scaffold = d["variants"].get(name, "?")
-        planner = "expert" if name == "expert" else ("paper (none)" if scaffold == "none" else f"scaffold ({scaffold})")
+        planner = _planner_name(d, name)
         lines.append(f"| {planner} | {key} | {m['episodes']} | {m['sr']:.0%} | {m['gc']:.2f} | "
                      f"{_pct(m.get('llm_decided'))} | {m.get('calls/subgoal', 0):.2f} |")
+    if alfworld:
+        lines += alfworld_lines(d)
     configs = {k: v for k, v in d["probe"].items() if "_vs_" not in k}
     if configs:
         any_cfg = next(iter(configs.values()))

@@ -139,3 +139,60 @@ def test_a_kept_ladder_is_tabled_with_its_set_and_drawn_in_the_report(tmp_path: 
     ladder = newest_kept(tmp_path, "ladder")
     html = ladder_section(ReportData([], [], [], [], {}, {}, {"samples": 1, "seed": 0}, ladder=ladder))
     assert '<svg id="ladder"' in html and html.count("<rect") == 3 + 3  # three bars, three legend swatches
+
+
+def _alfworld_workspace(root: Path) -> Path:
+    """A pipeline workspace's outputs as the ALFWorld profile leaves them: two agents on the same three games."""
+    import yaml
+
+    from pools.analysis.compare import compare
+    from pools.analysis.metrics import details, headline
+
+    def ep(task: str, kind: str, ok: bool, actions: int) -> dict:
+        return {"id": f"ro-{kind}-{task}", "task_id": task, "task_type": kind, "split": "valid_unseen",
+                "success": ok, "gc": 1.0 if ok else 0.0, "gc_met": int(ok), "gc_total": 1, "expert_len": 3,
+                "plw": {"sr": float(ok), "gc": float(ok)}, "steps": [{"chosen_by": "llm", "ok": True}] * 3,
+                "llm": {"calls": 3}, "args_pred": {}, "args_true": {},
+                "metrics": {"scaffold": "none", "alfworld_actions": actions, "stop_reason": "success" if ok else
+                            "max_actions"}}
+
+    games = [("g1", "pick_and_place_simple"), ("g2", "pick_and_place_simple"), ("g3", "look_at_obj_in_light")]
+    runs = {"react": [ep(g, t, g == "g1", 50) for g, t in games],
+            "hindsight": [ep(g, t, g in ("g1", "g3"), 20) for g, t in games]}
+    params = {"evaluate": {"task_set": "heldout", "splits": ["valid_unseen"], "per_type": 1, "max_tasks": 0,
+                           "alfworld_per_type": 8, "world": {"backend": "alfworld", "max_actions": 50},
+                           "variants": {"react": {"search": "react", "pool": "gt"},
+                                        "hindsight": {"search": "beam", "planner": {"scaffold": "none"}}}},
+              "planner": {"scaffold": "full"}}
+    (root / "params.yaml").parent.mkdir(parents=True, exist_ok=True)
+    (root / "params.yaml").write_text(yaml.safe_dump(params))
+    for sub in ("data/eval", "details/eval", "details/timing", "details/stages", "metrics/compare", "data/pools"):
+        (root / sub).mkdir(parents=True, exist_ok=True)
+    for name, rows in runs.items():
+        (root / "data" / "eval" / f"{name}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+        (root / "metrics" / "eval" / name).mkdir(parents=True, exist_ok=True)
+        for split, row in headline(rows, ["valid_unseen"]).items():
+            (root / "metrics" / "eval" / name / f"{split}.json").write_text(json.dumps(row))
+        (root / "details" / "eval" / f"{name}.json").write_text(json.dumps(details(name, rows)))
+        (root / "details" / "timing" / f"evaluate-{name}.jsonl").write_text(
+            "".join(json.dumps({"id": r["id"], "seconds": s}) + "\n" for r, s in zip(rows, (100.0, 300.0, 200.0))))
+    result = compare("hindsight", runs["hindsight"], "react", runs["react"], samples=200, seed=0)
+    (root / "metrics" / "compare" / "hindsight_vs_react.json").write_text(json.dumps(result))
+    (root / "data" / "pools" / "hindsight.manifest.json").write_text(json.dumps({"params": {}}))
+    return root
+
+
+def test_a_kept_alfworld_run_is_tabled_beside_the_published_rows(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    m = bench("results")
+    monkeypatch.setattr(m, "KEPT", tmp_path / "kept")
+    dest = m.keep_run(_alfworld_workspace(tmp_path / "ws"), "abc1234", None, "")
+    kept = json.loads(dest.read_text())
+    assert kept["details"]["react"]["seconds_per_game"] == 200.0  # the median of the timing lines
+    assert kept["details"]["hindsight"]["by_type"]["look_at_obj_in_light"]["sr"] == 1.0
+    text = "\n".join(m.run_section(kept))
+    assert "| ReAct: react | 3 | 33.3% [" in text and "| paper (none): hindsight | 3 | 66.7% [" in text
+    assert "| ReAct | Qwen2.5-1.5B-Instruct | 12.8% | GiGPO (arXiv 2505.10978), Table 1 |" in text
+    assert "| pick_and_place_simple | 50% (2) | 50% (2) |" in text  # per type: react, then hindsight (kept order)
+    assert "| hindsight vs react | 3 | 67% | 33% | +33%" in text and "| 1 / 1 / 0 / 1 |" in text
+    assert "pools built from train tasks in our world" in text
