@@ -664,6 +664,7 @@ HEADLINES = {
     "probe": "run-ee383ae",  # the default pipeline's probe (bench_probe at 3670b78 is superseded)
     "probe_dev": "probe-valid_unseen-dev-ee383ae",  # bench_probe on the dev set, where pool design tunes
     "ladder_test": "ladder-test-cd6ff5f",  # the whole ladder on the frozen test set
+    "pick_episodes": "planner-valid_unseen-heldout-48fbc60",  # the ladder's dev pick in episodes
     "curve": "curve-paper-e8180de",
     "alfworld": "planner-alfworld-household-data-alfworld_samples-alfworld-all-3ec97e8",
     "household": "planner-alfworld-household-data-alfworld_samples-household-all-3ec97e8",
@@ -740,6 +741,7 @@ def headline_rows(k: dict[str, dict[str, Any]]) -> list[tuple[str, str]]:
     ]
     rows += test_set_rows()
     rows.append(ladder_test_row(k[HEADLINES["ladder_test"]]))
+    rows.append(pick_episodes_row(k[HEADLINES["pick_episodes"]]))
     alf, hh, cc = (k[HEADLINES[n]] for n in ("alfworld", "household", "crosscheck"))
     qa, qh, o = next(iter(alf["variants"].values())), next(iter(hh["variants"].values())), cc["observations"]
     rows.append((f"Our world against ALFWorld's engine, {cc['games']} ALFWorld sample games",
@@ -752,6 +754,20 @@ def headline_rows(k: dict[str, dict[str, Any]]) -> list[tuple[str, str]]:
                  f"{run['wall_minutes']:.1f} min; its pool: {practice['rollouts']} practice runs, "
                  f"{sum(run['pool']['material'].values())} hindsight samples"))
     return rows + [r["headline"] for r in EARLIER if "headline" in r]
+
+
+def pick_episodes_row(d: dict[str, Any]) -> tuple[str, str]:
+    """README's row for the probe's pick in episodes: the pool with the expert's corrections against the same planner
+    with no practice pool and with the default pool, on the same tasks."""
+    v, n = d["variants"], d["hindsight_pools"]
+    pick, empty, default = (f"hindsight@{k}" for k in ("corrections", "empty", "default"))
+    return (f"The probe's pick in episodes (the dev set's pick: the expert's corrections pooled), the paper's planner "
+            f"on {d['tasks']} held-out {d['split']} tasks: its pool ({n['corrections']} examples for Actor_hind), no "
+            f"practice pool, the default pool ({n['default']})",
+            f"{_solved(v[pick])} with corrections, {_solved(v[empty])} without a pool ({_pair_p(d, pick, empty)}), "
+            f"{_solved(v[default])} with the default pool ({_pair_p(d, pick, default)}); GC {v[pick]['gc']:.2f}, "
+            f"{v[empty]['gc']:.2f}, {v[default]['gc']:.2f}; the LLM decided {v[pick]['llm_decided']:.0%}, "
+            f"{v[empty]['llm_decided']:.0%}, {v[default]['llm_decided']:.0%} of executed sub-goals")
 
 
 def ladder_test_row(d: dict[str, Any]) -> tuple[str, str]:
