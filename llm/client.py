@@ -146,8 +146,8 @@ class LLMClient:
         that computes only the tokens past the prompts' shared tokens (ours) then computes every token the
         continuations add, even where they all begin alike. It generates one token (`max_tokens: 1`, as vLLM
         requires), never read; none on the embedded server (`max_tokens: 0`: a prompt's last token is then not
-        evaluated, only read from the one before). Always at temperature 0, so always cached. An endpoint that returns no
-        log-probabilities raises LLMError with reason `no_logprobs`.
+        evaluated, only read from the one before). Always at temperature 0, so always cached. An endpoint that
+        returns no log-probabilities raises LLMError with reason `no_logprobs`.
         """
         if isinstance(continuations, str) or not continuations or not all(continuations):
             raise ValueError("score takes a sequence of non-empty continuations")

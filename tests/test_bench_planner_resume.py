@@ -26,10 +26,10 @@ def _one_sample_pool(path: Path) -> None:
     from pools.jsonl import write_jsonl
     from pools.records import Sample
 
+    args = {"object_target": "Plunger", "parent_target": "Cabinet", "mrecep_target": "", "toggle_target": "",
+            "object_state": "none", "object_sliced": False, "two_objects": False}
     write_jsonl(path, [Sample.new(kind="hindsight", task_id="t-1", task_type="pick_and_place_simple",
-                                  instruction="put a plunger in the cabinet", args={"object_target": "Plunger", "parent_target": "Cabinet", "mrecep_target": "",
-                                        "toggle_target": "", "object_state": "none", "object_sliced": False,
-                                        "two_objects": False},
+                                  instruction="put a plunger in the cabinet", args=args,
                                   steps=["Navigation Plunger", "PickupObject Plunger", "Navigation Cabinet",
                                          "PutObject Cabinet"], verified=True, source="ro-1")], "sample")
 
