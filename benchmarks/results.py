@@ -551,6 +551,13 @@ EARLIER: tuple[dict[str, str], ...] = (
      "headline": ("Relabeling the default run's 7 practice runs (the paper's single completion call)",
                   "3/7 completions verify (target 60%, missed); critic values match the replay 5/7 (target 80%, "
                   "missed)")},
+    {"what": "A pool's own quality, by the expert's d (bench_quality)", "commit": "e69b3e0",
+     "text": "Every executed step of every actor sample labeled by the expert's cost-to-go "
+             "(benchmarks/results/quality-default-e69b3e0.txt): the default pipeline's gt pool (14 samples) is 89% "
+             "progress steps (113 progress, 11 neutral, 3 regress: the expert is not always shortest under d), its "
+             "hindsight pool (3 samples) 40% (22 progress, 27 neutral, 6 regress: wandering).",
+     "headline": ("A pool's own quality: the share of its samples' steps that bring the goal one step closer (the "
+                  "expert's d; no LLM)", "the default gt pool 89%, the default hindsight pool 40%")},
     {"what": "Many items at once (bench_scale)", "commit": "afc973a",
      "text": "64 episodes of 3 sub-goals per run on valid_seen and valid_unseen tasks, a scripted endpoint at 200 ms "
              "per call: speed only, no quality; the machine otherwise idle. The paper planner (11.0 calls per "
