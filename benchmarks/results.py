@@ -9,8 +9,9 @@ benchmarks/results/.
 `keep` stores a bench_planner or bench_probe `--out` file under benchmarks/results/, trimmed to what the tables need
 (per-episode steps and prompts dropped; one row per episode or pick kept for pairing), with the commit it was
 measured at (the file's own `commit`, or --commit for an output written before benches recorded it). `keep-run`
-stores what a pipeline workspace measured: each stage's seconds, each evaluated variant's metrics, the probe's figures
-and the hindsight pool's manifest (without --wall: a pipeline run that was not a timed `make run`, e.g. a `dvc repro`
+stores what a pipeline workspace measured: each stage's seconds, each evaluated variant's metrics and details (SR
+with its interval overall and per type, median seconds per game), the paired comparisons, the probe's figures and the
+hindsight pool's manifest (without --wall: a pipeline run that was not a timed `make run`, e.g. a `dvc repro`
 on a baseline's response cache; its seconds are not shown). `supersede` marks a kept file whose figures a later
 change replaced (they stay on the page, named as superseded). `write` renders one table per kept file: planner,
 variant, task set, N and commit on every table (figures no kept file holds: EARLIER), and README's table of headline
@@ -187,9 +188,11 @@ ALFWORLD_PUBLISHED = [
 
 def _planner_name(d: dict[str, Any], name: str) -> str:
     """A kept run's variant as its tables name the planner: expert, ReAct, paper (none) or scaffold (its rules)."""
-    scaffold = d["variants"].get(name, "?")
-    if name == "expert" or (d.get("search") or {}).get(name) in ("expert", "react"):
-        return {"react": "ReAct"}.get((d.get("search") or {}).get(name, ""), "expert")
+    search, scaffold = (d.get("search") or {}).get(name), d["variants"].get(name, "?")
+    if search == "react":
+        return "ReAct"
+    if name == "expert" or search == "expert":
+        return "expert"
     return "paper (none)" if scaffold == "none" else f"scaffold ({scaffold})"
 
 
