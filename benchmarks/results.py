@@ -560,7 +560,8 @@ EARLIER: tuple[dict[str, str], ...] = (
              "progress steps (113 progress, 11 neutral, 3 regress: the expert is not always shortest under d), its "
              "hindsight pool (3 samples) 40% (22 progress, 27 neutral, 6 regress: wandering).",
      "headline": ("A pool's own quality: the share of its samples' steps that bring the goal one step closer (the "
-                  "expert's d; no LLM)", "the default gt pool 89%, the default hindsight pool 40%")},
+                  "expert's d; no LLM)", "the default pipeline's gt pool (14 samples) 89%, its hindsight pool (3 "
+                  "samples) 40%")},
     {"what": "Many items at once (bench_scale)", "commit": "afc973a",
      "text": "64 episodes of 3 sub-goals per run on valid_seen and valid_unseen tasks, a scripted endpoint at 200 ms "
              "per call: speed only, no quality; the machine otherwise idle. The paper planner (11.0 calls per "
