@@ -61,6 +61,13 @@ def test_every_profile_applies_through_dvcs_set_param(tmp_path, capsys: pytest.C
             assert node == value, (prof.name, key)
 
 
+def _merged(base: dict, over: dict) -> dict:
+    out = dict(base)
+    for key, value in over.items():
+        out[key] = _merged(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
+    return out
+
+
 def test_every_profile_key_exists_in_params() -> None:
     import yaml
 
@@ -72,9 +79,11 @@ def test_every_profile_key_exists_in_params() -> None:
     assert profiles, "no profiles found"
     for prof in profiles:
         tree = yaml.safe_load(prof.read_text())
-        # A profile may add variants: each must be a whole definition (evaluate.variants is a name -> definition map).
+        # A profile may add variants (a whole definition) or set keys of one params.yaml has (applied key by key,
+        # so it is checked merged with that definition).
         for name, definition in ((tree.get("evaluate") or {}).pop("variants", None) or {}).items():
-            Variant.parse(name, definition, where=f"{prof.name}: evaluate.variants")
+            base = params["evaluate"]["variants"].get(name, {})
+            Variant.parse(name, _merged(base, definition), where=f"{prof.name}: evaluate.variants")
         # evaluate.world holds world keys for the evaluation alone
         for key in ((tree.get("evaluate") or {}).pop("world", None) or {}):
             assert key in params["world"], f"{prof.name}: evaluate.world.{key} is not a key of world"
