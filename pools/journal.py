@@ -9,6 +9,22 @@ from pathlib import Path
 from typing import Any
 
 
+JOURNAL_DIR_ENV = "HINDSIGHT_JOURNAL_DIR"
+
+
+def journal_folder(project: Path) -> tuple[Path, bool]:
+    """Where stage journals go, and whether a journal outlives its finished stage.
+
+    $HINDSIGHT_JOURNAL_DIR: a folder that outlives the machine (a run split across sessions commits it); its journals
+    are kept, so a fresh checkout rebuilds every finished stage from them with no LLM call and resumes the one in
+    flight. Else <project>/.cache/journal, where a journal is dropped once its stage's outputs are written.
+    """
+    env = os.environ.get(JOURNAL_DIR_ENV)
+    if env:
+        return Path(env).expanduser().resolve(), True
+    return project / ".cache" / "journal", False
+
+
 class StageBusy(RuntimeError):
     """Another process is running the same stage on this workspace."""
 

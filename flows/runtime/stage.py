@@ -16,7 +16,7 @@ from prefect.settings import PREFECT_API_URL, temporary_settings
 from flows.runtime.execution import Execution, task_runner
 from flows.runtime.workspace import project_dir
 from pools.ids import content_id
-from pools.journal import Journal, StageLock
+from pools.journal import Journal, StageLock, journal_folder
 from pools.jsonl import as_record, plain, record_problem, write_json
 from pools.timing import Timed, timing_row
 
@@ -32,6 +32,7 @@ class StageResult:
     reused: int = 0
     seconds: float = 0.0
     journal_path: Path | None = None
+    keep_journal: bool = False  # in $HINDSIGHT_JOURNAL_DIR: kept after the outputs are written
     timings: list[dict[str, Any]] = field(default_factory=list)  # timing lines of the records, in their order
 
     @property
@@ -116,11 +117,11 @@ def run_items(
         # The journal is keyed by item id: duplicates would be reused or written twice.
         dups = sorted({i for i in ids if ids.count(i) > 1})
         raise ValueError(f"stage '{stage}': duplicate item ids {dups[:5]}")
-    root = project_dir() / ".cache"
+    folder, keep_journal = journal_folder(project_dir())
     journal_id = content_id(stage, key)
     started = time.monotonic()
     with stage_lock(stage):
-        journal = Journal(root / "journal" / f"{journal_id}.jsonl")
+        journal = Journal(folder / f"{journal_id}.jsonl")
         done = journal.completed()
         if schema:  # journaled as JSON: typed again (a record that no longer passes is run again)
             done = {k: as_record(r, schema) for k, r in done.items() if record_problem(r, schema) is None}
@@ -186,7 +187,8 @@ def run_items(
     records = [r for r in slots if r is not None]
     timings = [t for r, t in zip(slots, times) if r is not None and t is not None]
     ordered_failures = [failures[n] for n in sorted(failures)]
-    return StageResult(stage, records, ordered_failures, reused, time.monotonic() - started, journal.path, timings)
+    return StageResult(stage, records, ordered_failures, reused, time.monotonic() - started, journal.path,
+                       keep_journal, timings)
 
 
 def _run_concurrently(stage: str, item_task: Any, pending: list[tuple[int, str, Any]], bound: dict[str, Any],
@@ -293,7 +295,7 @@ def finish(result: StageResult, max_failure_share: float, commit: Callable[[], A
                           f"({share:.0%} > allowed {max_failure_share:.0%}); see details/stages/{result.stage}.json")
     if commit is not None:
         commit()  # before the journal goes: a kill in between resumes from the journal
-    if result.journal_path:
+    if result.journal_path and not result.keep_journal:
         result.journal_path.unlink(missing_ok=True)
     return summary
 

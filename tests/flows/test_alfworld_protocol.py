@@ -23,6 +23,7 @@ from planner.prompts.react import HEADER, PREFIXES, TASK, load_examples
 from planner.retrieval.examples import ExamplePools
 from planner.variants import PRESETS, get_variant
 from pools.jsonl import read_jsonl, write_jsonl
+from tests.profiles import with_profile
 
 ROOT = Path(__file__).resolve().parents[2]
 UNSEEN = "../alfworld/json_2.1.1/valid_unseen"
@@ -147,16 +148,18 @@ def test_react_thoughts_are_turns_but_not_engine_actions(tmp_path):
 
 
 # ---------------------------------------------------------------------------------------------- resume after a kill
-def _workspace(tmp: Path, url: str, model: str) -> None:
+def _workspace(tmp: Path, url: str, model: str, games: Path | None = None) -> None:
+    """A project at `tmp` whose react variant plays the look_at and put games (copied to `games`, else tmp/games)."""
     from household.world.tasks import load_tasks
     from planner.relabel.gt_samples import build_gt_samples
 
-    games = tmp / "games" / "valid_unseen"
+    games = games or tmp / "games"
     for rel in (LOOK, PUT):
         src = _game(rel).dir
-        shutil.copytree(src, games / src.parent.name / src.name)
+        shutil.copytree(src, games / "valid_unseen" / src.parent.name / src.name, dirs_exist_ok=True)
+    tmp.mkdir(parents=True, exist_ok=True)
     params = yaml.safe_load((ROOT / "params.yaml").read_text())
-    params["evaluate"]["world"] = {"backend": "alfworld", "alfworld_games": str(tmp / "games"),  # as the profile
+    params["evaluate"]["world"] = {"backend": "alfworld", "alfworld_games": str(games),  # as the profile
                                    "alfworld_goal": "templated", "max_actions": 4}
     params["planner"]["react_prompts"] = str(data_path(PROMPTS))
     params["llm"].update(endpoint=url, model=model, retries=0, timeout=5, constrain="grammar")
@@ -201,18 +204,53 @@ def test_a_killed_evaluation_resumes_without_replaying_a_finished_game(tmp_path,
     assert summary["reused"] == 1
 
 
-def _merge(base: dict, over: dict) -> dict:
-    out = dict(base)
-    for key, value in over.items():
-        out[key] = _merge(base.get(key) or {}, value) if isinstance(value, dict) and value else value
-    return out
+def test_a_kept_journal_resumes_the_run_on_a_fresh_checkout(tmp_path, prefect_server):
+    """$HINDSIGHT_JOURNAL_DIR outlives the machine: a new workspace plays only the game the kill cut, the finished
+    run's journal stays, and a third workspace rebuilds the same output from it with no LLM call."""
+    kept = tmp_path / "kept"
+    env = dict(os.environ, PREFECT_API_URL=prefect_server, PYTHONPATH=str(ROOT), DVC_NO_ANALYTICS="1",
+               HINDSIGHT_JOURNAL_DIR=str(kept))
+    cmd = [sys.executable, "-m", "flows.cli", "stage", "evaluate", "react"]
+    first, second, third = (tmp_path / name for name in ("a", "b", "c"))
+    child: dict[str, subprocess.Popen] = {}
+    asked: list[str] = []
+
+    def answer(req):
+        goal = "mug" if "put a mug in desk" in req.prompt.rsplit("Here is the task.", 1)[-1] else "clock"
+        asked.append(goal)
+        if goal == "mug" and "proc" in child and child["proc"].poll() is None and not child.get("killed"):
+            child["killed"] = True
+            os.killpg(child["proc"].pid, signal.SIGKILL)
+        options = grammar_choices(req.body)
+        return options[0] if options else "Think: I look around."
+
+    with ScriptedEndpoint(answer) as ep:
+        for ws in (first, second, third):  # three checkouts of one project: nothing of .cache/ carries over
+            _workspace(ws, ep.url, ep.model, games=tmp_path / "games")
+        child["proc"] = subprocess.Popen(cmd, cwd=first, env=env, stdout=subprocess.DEVNULL,
+                                         stderr=subprocess.DEVNULL, start_new_session=True)
+        child["proc"].wait(timeout=300)
+        assert child.get("killed") and "clock" in asked
+        asked.clear()
+        done = subprocess.run(cmd, cwd=second, env=env, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr[-3000:]
+        assert asked and set(asked) == {"mug"}  # the game finished on the first machine was not played again
+        assert len(list(kept.glob("*.jsonl"))) == 1  # kept once the stage finished
+        asked.clear()
+        again = subprocess.run(cmd, cwd=third, env=env, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert asked == []
+    out = "data/eval/react.jsonl"
+    assert (third / out).read_bytes() == (second / out).read_bytes()
+    assert len(read_jsonl(third / out, "rollout").records) == 2
+    assert json.loads((third / "details/stages/evaluate-react.json").read_text())["reused"] == 2
 
 
 def test_the_profile_plays_the_same_48_games_for_every_agent(tmp_path, monkeypatch):
     from flows.stages.evaluate import plan
 
     _workspace(tmp_path, "http://127.0.0.1:9", "m")
-    params = _merge(yaml.safe_load((ROOT / "params.yaml").read_text()),
+    params = with_profile(yaml.safe_load((ROOT / "params.yaml").read_text()),
                     yaml.safe_load((ROOT / "profiles/alfworld.yaml").read_text()))
     monkeypatch.chdir(tmp_path)
     played = {v: sorted(i for i, _ in plan(params, v, "fail").items) for v in ("react", "no_hindsight")}
@@ -230,7 +268,7 @@ def test_the_profile_lets_the_planners_spend_the_50_actions():
     from planner.config import PlannerConfig
     from planner.variants import Variant
 
-    params = _merge(yaml.safe_load((ROOT / "params.yaml").read_text()),
+    params = with_profile(yaml.safe_load((ROOT / "params.yaml").read_text()),
                     yaml.safe_load((ROOT / "profiles/alfworld.yaml").read_text()))
     world = eval_params(params)["world"]
     for name in ("hindsight", "no_hindsight", "scaffold_hindsight", "scaffold_no_hindsight"):

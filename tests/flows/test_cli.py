@@ -7,6 +7,7 @@ import pytest
 
 from flows.cli.main import main
 from flows.runtime.params import ParamsError, load_params, section
+from tests.profiles import with_profile
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -61,13 +62,6 @@ def test_every_profile_applies_through_dvcs_set_param(tmp_path, capsys: pytest.C
             assert node == value, (prof.name, key)
 
 
-def _merged(base: dict, over: dict) -> dict:
-    out = dict(base)
-    for key, value in over.items():
-        out[key] = _merged(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
-    return out
-
-
 def test_every_profile_key_exists_in_params() -> None:
     import yaml
 
@@ -83,7 +77,7 @@ def test_every_profile_key_exists_in_params() -> None:
         # so it is checked merged with that definition).
         for name, definition in ((tree.get("evaluate") or {}).pop("variants", None) or {}).items():
             base = params["evaluate"]["variants"].get(name, {})
-            Variant.parse(name, _merged(base, definition), where=f"{prof.name}: evaluate.variants")
+            Variant.parse(name, with_profile(base, definition), where=f"{prof.name}: evaluate.variants")
         # evaluate.world holds world keys for the evaluation alone
         for key in ((tree.get("evaluate") or {}).pop("world", None) or {}):
             assert key in params["world"], f"{prof.name}: evaluate.world.{key} is not a key of world"
