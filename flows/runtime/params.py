@@ -110,13 +110,23 @@ class StageParams(dict):
         return {k: v.declared() if isinstance(v, StageParams) else v for k, v in self.items()}
 
 
+# Keys that choose which items evaluate runs, never what an item computes (an item is a task or game with its own
+# seed): a run over more items, such as the 134 games after the 48, reuses those it shares with an earlier one.
+SELECTS_ITEMS = ("evaluate.task_set", "evaluate.per_type", "evaluate.max_tasks", "evaluate.alfworld_per_type")
+
+
 def resume_key(params: StageParams) -> dict[str, Any]:
     """The declared values an item's record depends on (part of a stage's resume key): all but `pipeline:`, which
     says how bad rows and failed items are handled, not what an item computes (so a stage stopped by
-    max_failure_share resumes after the share is raised)."""
+    max_failure_share resumes after the share is raised), and the SELECTS_ITEMS keys."""
     if not isinstance(params, StageParams):
         raise TypeError("a stage's params must come from flows.runtime.params.stage_params (or StageParams)")
-    return {k: v for k, v in params.declared().items() if k != "pipeline"}
+    key = {k: v for k, v in params.declared().items() if k != "pipeline"}
+    for dotted in SELECTS_ITEMS:
+        section_name, leaf = dotted.split(".")
+        if isinstance(key.get(section_name), dict):
+            key[section_name] = {k: v for k, v in key[section_name].items() if k != leaf}
+    return key
 
 
 def stage_params(stage: str, params: dict[str, Any] | None = None, item: str | None = None) -> StageParams:

@@ -69,6 +69,22 @@ def test_a_stage_reads_what_it_declares_and_nothing_else() -> None:
         k: PARAMS["relabel"][k] for k in relabel}
 
 
+def test_choosing_more_games_keeps_the_resume_key_and_changing_how_one_is_played_does_not() -> None:
+    import copy
+
+    def key(**evaluate: object) -> object:
+        full = copy.deepcopy(PARAMS)
+        full["evaluate"].update(evaluate)
+        return resume_key(stage_params("evaluate", full, "no_hindsight"))
+
+    base = key(alfworld_per_type=8, per_type=1, max_tasks=1, task_set="heldout")
+    assert key(alfworld_per_type=0, per_type=0, max_tasks=0, task_set="all") == base  # the 134 reuse the 48
+    assert key(alfworld_per_type=8, world={"max_actions": 30}) != base
+    variants = copy.deepcopy(PARAMS["evaluate"]["variants"])
+    variants["no_hindsight"]["planner"] = {"max_idle": 0}
+    assert key(alfworld_per_type=8, variants=variants) != base
+
+
 def test_a_stage_holds_exactly_its_declared_keys() -> None:
     """Every declared key exists in params.yaml (a typo there would leave the stage unable to read it), and the
     values a stage holds are those keys and nothing more."""
