@@ -170,33 +170,43 @@ def _workspace(tmp: Path, url: str, model: str, games: Path | None = None) -> No
     write_jsonl(tmp / "data/tasks.jsonl", [], "task")
 
 
-def test_a_killed_evaluation_resumes_without_replaying_a_finished_game(tmp_path, prefect_server):
-    env = dict(os.environ, PREFECT_API_URL=prefect_server, PYTHONPATH=str(ROOT), DVC_NO_ANALYTICS="1")
-    cmd = [sys.executable, "-m", "flows.cli", "stage", "evaluate", "react"]
-    child: dict[str, subprocess.Popen] = {}
-    asked: list[str] = []
+class _KillInSecondGame:
+    """A scripted ReAct that notes which game each call plays and SIGKILLs the stage in the second (the mug) game,
+    the first one journaled; `killed_run` starts the stage and waits for the kill."""
 
-    def answer(req):
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+        self.proc: subprocess.Popen | None = None
+        self.killed = False
+
+    def __call__(self, req):
         goal = "mug" if "put a mug in desk" in req.prompt.rsplit("Here is the task.", 1)[-1] else "clock"
-        asked.append(goal)
-        if goal == "mug" and "proc" in child and child["proc"].poll() is None and not child.get("killed"):
-            child["killed"] = True  # the kill lands in the second game, the first one journaled
-            os.killpg(child["proc"].pid, signal.SIGKILL)
+        self.asked.append(goal)
+        if goal == "mug" and self.proc is not None and self.proc.poll() is None and not self.killed:
+            self.killed = True
+            os.killpg(self.proc.pid, signal.SIGKILL)
         options = grammar_choices(req.body)
         return options[0] if options else "Think: I look around."
 
-    with ScriptedEndpoint(answer) as ep:
+    def killed_run(self, cmd: list[str], cwd: Path, env: dict[str, str]) -> None:
+        self.proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                     start_new_session=True)
+        self.proc.wait(timeout=300)
+        assert self.killed, "the first run ended before the kill"
+        assert "clock" in self.asked
+        self.asked.clear()
+
+
+def test_a_killed_evaluation_resumes_without_replaying_a_finished_game(tmp_path, prefect_server):
+    env = dict(os.environ, PREFECT_API_URL=prefect_server, PYTHONPATH=str(ROOT), DVC_NO_ANALYTICS="1")
+    cmd = [sys.executable, "-m", "flows.cli", "stage", "evaluate", "react"]
+    script = _KillInSecondGame()
+    with ScriptedEndpoint(script) as ep:
         _workspace(tmp_path, ep.url, ep.model)
-        child["proc"] = subprocess.Popen(cmd, cwd=tmp_path, env=env, stdout=subprocess.DEVNULL,
-                                         stderr=subprocess.DEVNULL, start_new_session=True)
-        child["proc"].wait(timeout=300)
-        assert child.get("killed"), "the first run ended before the kill"
-        before = list(asked)
-        assert "clock" in before
-        asked.clear()
+        script.killed_run(cmd, tmp_path, env)
         done = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
-    assert asked and set(asked) == {"mug"}  # the finished game was not played again
+    assert script.asked and set(script.asked) == {"mug"}  # the finished game was not played again
     rollouts = read_jsonl(tmp_path / "data/eval/react.jsonl", "rollout").records
     assert len(rollouts) == 2 and {r["task_type"] for r in rollouts} == {"look_at_obj_in_light",
                                                                          "pick_and_place_simple"}
@@ -212,34 +222,19 @@ def test_a_kept_journal_resumes_the_run_on_a_fresh_checkout(tmp_path, prefect_se
                HINDSIGHT_JOURNAL_DIR=str(kept))
     cmd = [sys.executable, "-m", "flows.cli", "stage", "evaluate", "react"]
     first, second, third = (tmp_path / name for name in ("a", "b", "c"))
-    child: dict[str, subprocess.Popen] = {}
-    asked: list[str] = []
-
-    def answer(req):
-        goal = "mug" if "put a mug in desk" in req.prompt.rsplit("Here is the task.", 1)[-1] else "clock"
-        asked.append(goal)
-        if goal == "mug" and "proc" in child and child["proc"].poll() is None and not child.get("killed"):
-            child["killed"] = True
-            os.killpg(child["proc"].pid, signal.SIGKILL)
-        options = grammar_choices(req.body)
-        return options[0] if options else "Think: I look around."
-
-    with ScriptedEndpoint(answer) as ep:
+    script = _KillInSecondGame()
+    with ScriptedEndpoint(script) as ep:
         for ws in (first, second, third):  # three checkouts of one project: nothing of .cache/ carries over
             _workspace(ws, ep.url, ep.model, games=tmp_path / "games")
-        child["proc"] = subprocess.Popen(cmd, cwd=first, env=env, stdout=subprocess.DEVNULL,
-                                         stderr=subprocess.DEVNULL, start_new_session=True)
-        child["proc"].wait(timeout=300)
-        assert child.get("killed") and "clock" in asked
-        asked.clear()
+        script.killed_run(cmd, first, env)
         done = subprocess.run(cmd, cwd=second, env=env, capture_output=True, text=True, timeout=300)
         assert done.returncode == 0, done.stderr[-3000:]
-        assert asked and set(asked) == {"mug"}  # the game finished on the first machine was not played again
+        assert script.asked and set(script.asked) == {"mug"}  # the game finished on the first machine: not replayed
         assert len(list(kept.glob("*.jsonl"))) == 1  # kept once the stage finished
-        asked.clear()
+        script.asked.clear()
         again = subprocess.run(cmd, cwd=third, env=env, capture_output=True, text=True, timeout=300)
     assert again.returncode == 0, again.stderr[-3000:]
-    assert asked == []
+    assert script.asked == []
     out = "data/eval/react.jsonl"
     assert (third / out).read_bytes() == (second / out).read_bytes()
     assert len(read_jsonl(third / out, "rollout").records) == 2
@@ -251,7 +246,7 @@ def test_the_profile_plays_the_same_48_games_for_every_agent(tmp_path, monkeypat
 
     _workspace(tmp_path, "http://127.0.0.1:9", "m")
     params = with_profile(yaml.safe_load((ROOT / "params.yaml").read_text()),
-                    yaml.safe_load((ROOT / "profiles/alfworld.yaml").read_text()))
+                          yaml.safe_load((ROOT / "profiles/alfworld.yaml").read_text()))
     monkeypatch.chdir(tmp_path)
     played = {v: sorted(i for i, _ in plan(params, v, "fail").items) for v in ("react", "no_hindsight")}
     assert played["react"] == played["no_hindsight"] and len(played["react"]) == 48
@@ -269,7 +264,7 @@ def test_the_profile_lets_the_planners_spend_the_50_actions():
     from planner.variants import Variant
 
     params = with_profile(yaml.safe_load((ROOT / "params.yaml").read_text()),
-                    yaml.safe_load((ROOT / "profiles/alfworld.yaml").read_text()))
+                          yaml.safe_load((ROOT / "profiles/alfworld.yaml").read_text()))
     world = eval_params(params)["world"]
     for name in ("hindsight", "no_hindsight", "scaffold_hindsight", "scaffold_no_hindsight"):
         spec = Variant.parse(name, params["evaluate"]["variants"][name])
