@@ -561,7 +561,16 @@ EARLIER: tuple[dict[str, str], ...] = (
              "hindsight pool (3 samples) 40% (22 progress, 27 neutral, 6 regress: wandering).",
      "headline": ("A pool's own quality: the share of its samples' steps that bring the goal one step closer (the "
                   "expert's d; no LLM)", "the default pipeline's gt pool (14 samples) 89%, its hindsight pool (3 "
-                  "samples) 40%")},
+                  "samples) 40%; the paper profile's gt pool (140) 86%, its 35-run hindsight pool (20 samples) 55%, "
+                  "of which its 15 relabeled failures 52%")},
+    {"what": "The 35-run pool's own quality (bench_quality)", "commit": "3d7b193",
+     "text": "The pools of a dvc exp run of profiles/paper.yaml (35 practice runs of the paper's planner, 5 per type, "
+             "5 succeeded; benchmarks/results/quality-paper35-3d7b193.txt): the gt pool (140 expert plans) is 86% "
+             "progress steps (1127 progress, 141 neutral, 48 regress; heat lowest, 74%). The hindsight pool (20 "
+             "samples, all verified) is 55% (177 progress, 92 neutral, 48 regress, 3 refused of 320 steps); its 5 "
+             "clean successes are all progress, its 15 relabeled failures 52% (153 of 296): about half of what they "
+             "show the actor is wandering or a step away from the goal. The pool teaches its own wandering about as "
+             "often as recovery."},
     {"what": "Many items at once (bench_scale)", "commit": "afc973a",
      "text": "64 episodes of 3 sub-goals per run on valid_seen and valid_unseen tasks, a scripted endpoint at 200 ms "
              "per call: speed only, no quality; the machine otherwise idle. The paper planner (11.0 calls per "
