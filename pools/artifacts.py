@@ -25,7 +25,7 @@ from pydantic_core import CoreSchema, core_schema
 # Every file's $id is under this base; a $ref between files is relative to it.
 BASE_URI = "https://hindsight-pools.local/schemas/"
 COMMON_TITLE = "Definitions shared by every artifact schema"
-COMMON_VERSION = "1.1.0"
+COMMON_VERSION = "1.2.0"
 # LLM usage that depends on the run (measured, or what the cache and the endpoint did): kept out of records.
 MEASURED_USAGE: tuple[str, ...] = ("seconds", "cache_hits", "retries", "errors")
 
@@ -146,6 +146,8 @@ class TaskArgs(Contract):
 
 Args = Annotated[TaskArgs, _common("args")]
 Subgoal = Annotated[str, Field(min_length=1, max_length=200), _common("subgoal")]
+# What a rollout step executed: a sub-goal, or a ReAct turn (a thought of up to planner.react_tokens tokens).
+Turn = Annotated[str, Field(min_length=1, max_length=2000), _common("turn")]
 Text = Annotated[str, Field(max_length=20000), _common("text")]
 Id = Annotated[str, Field(min_length=1, max_length=300), _common("id")]
 
@@ -193,7 +195,7 @@ class LlmCounts(Contract):
 Counts = Annotated[LlmCounts, _common("counts")]
 
 # common.schema.json's $defs, in file order: each type is written there without its SchemaRef.
-COMMON: tuple[Any, ...] = (TaskType, ClassName, Args, Subgoal, Text, Id, Usage, Counts)
+COMMON: tuple[Any, ...] = (TaskType, ClassName, Args, Subgoal, Turn, Text, Id, Usage, Counts)
 
 
 def common_defs() -> dict[str, Any]:

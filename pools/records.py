@@ -16,7 +16,7 @@ from pydantic import ConfigDict, Field, model_validator
 from pydantic.json_schema import SkipJsonSchema
 
 from pools.artifacts import (BASE_URI, OPEN, Args, Contract, Count, Counts, Id, Plain, ProbeKind,
-                             Rate, SchemaRef, Split, Subgoal, TaskType, Text, _artifact, _no_keys, _refuse)
+                             Rate, SchemaRef, Split, Subgoal, TaskType, Text, Turn, _artifact, _no_keys, _refuse)
 from pools.ids import content_id
 
 ARG_KEYS: tuple[str, ...] = (
@@ -197,9 +197,10 @@ class Candidate(Contract):
 
 
 class StepRecord(Record):
-    """One executed sub-goal of a rollout: what was seen, predicted, considered, chosen and what happened."""
+    """One executed sub-goal of a rollout (or a ReAct turn): what was seen, predicted, considered, chosen and what
+    happened."""
 
-    subgoal: Subgoal
+    subgoal: Turn
     ok: bool
     reason: Annotated[str, Field(max_length=500)]  # the world's failure reason ('' on success)
     observation: Text  # the observation text the planner saw before choosing
@@ -259,7 +260,7 @@ class EpisodeMetrics(Contract):
 class Rollout(Record):
     """One episode of a planner variant on a task (pools.records.Rollout)."""
 
-    model_config = _artifact("One episode of a planner variant on a task", "3.1.0")
+    model_config = _artifact("One episode of a planner variant on a task", "3.2.0")
 
     id: Id
     task_id: Id

@@ -22,7 +22,7 @@ from planner.loop.episode import run_episode
 from planner.prompts.react import HEADER, PREFIXES, TASK, load_examples
 from planner.retrieval.examples import ExamplePools
 from planner.variants import PRESETS, get_variant
-from pools.jsonl import read_jsonl, write_jsonl
+from pools.jsonl import plain, read_jsonl, record_problem, write_jsonl
 from tests.profiles import with_profile
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -139,12 +139,18 @@ def test_free_react_actions_get_nothing_happens(tmp_path):
 
 
 def test_react_thoughts_are_turns_but_not_engine_actions(tmp_path):
-    lines = iter(["Think: the clock may be on a desk.", "Action: go to desk 1", "Think: not here.",
-                  "Action: go to desk 2", "Think: next.", "Action: go to shelf 1"])
+    # ReAct's first thought plans the whole game: 100 tokens run to about 450 characters, and the record keeps it.
+    plan = ("Think: To solve the task, I need to find and take an alarmclock, then find and use a desklamp. First I "
+            "need to find an alarmclock. An alarmclock is more likely to appear in drawer (1-6), desk (1-2), shelf "
+            "(1-5), bed (1), garbagecan (1). I can check one by one, starting with desk 1. Then I will look for a "
+            "desklamp, which is more likely to appear on a desk, a sidetable or a shelf, and use it to examine it.")
+    lines = iter([plan, "Action: go to desk 1", "Think: not here.", "Action: go to desk 2", "Think: next.",
+                  "Action: go to shelf 1"])
     rollout, _ = _react(tmp_path, lambda req: next(lines), max_actions=6)
     assert [s.subgoal for s in rollout.steps][1::2] == ["go to desk 1", "go to desk 2", "go to shelf 1"]
     assert rollout.metrics["react_thinks"] == 3 and rollout.metrics["alfworld_actions"] == 3
     assert len(rollout.steps) == 6 and rollout.metrics["stop_reason"] == "max_actions"  # thoughts spend turns
+    assert rollout.steps[0].subgoal == plan and record_problem(plain(rollout), "rollout") is None
 
 
 # ---------------------------------------------------------------------------------------------- resume after a kill
