@@ -131,6 +131,7 @@ def keep_run(root: Path, commit: str, wall_minutes: float | None, note: str) -> 
     import yaml
 
     params = yaml.safe_load((root / "params.yaml").read_text())
+    manifest = root / "data" / "pools" / "hindsight.manifest.json"
     data = {
         "commit": commit, "note": note, "wall_minutes": wall_minutes,
         "evaluate": {k: params["evaluate"].get(k) for k in ("task_set", "splits", "per_type", "max_tasks",
@@ -146,7 +147,8 @@ def keep_run(root: Path, commit: str, wall_minutes: float | None, note: str) -> 
         "eval": {f"{p.parent.name}/{p.stem}": load(p) for p in sorted((root / "metrics" / "eval").glob("*/*.json"))},
         "probe": {p.stem: load(p) for p in sorted((root / "metrics" / "probe").glob("*.json"))},
         "probe_headline": load(root / "metrics" / "probe.json") if (root / "metrics" / "probe.json").exists() else {},
-        "pool": load(root / "data" / "pools" / "hindsight.manifest.json").get("params", {}),
+        # {} for a run that built no hindsight pool (an ALFWorld run of ReAct alone reads only the gt pool)
+        "pool": load(manifest).get("params", {}) if manifest.exists() else {},
         # per variant: SR with its interval and GC, overall and per task type; the median seconds per game
         "details": {p.stem: _eval_details(load(p), root / "details" / "timing" / f"evaluate-{p.stem}.jsonl")
                     for p in sorted((root / "details" / "eval").glob("*.json"))},

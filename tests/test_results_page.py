@@ -196,3 +196,15 @@ def test_a_kept_alfworld_run_is_tabled_beside_the_published_rows(tmp_path: Path,
     assert "| pick_and_place_simple | 50% (2) | 50% (2) |" in text  # per type: react, then hindsight (kept order)
     assert "| hindsight vs react | 3 | 67% | 33% | +33%" in text and "| 1 / 1 / 0 / 1 |" in text
     assert "pools built from train tasks in our world" in text
+
+
+def test_a_run_of_react_alone_is_kept_without_a_hindsight_pool(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    m = bench("results")
+    monkeypatch.setattr(m, "KEPT", tmp_path / "kept")
+    ws = _alfworld_workspace(tmp_path / "ws")
+    for rel in ("data/pools/hindsight.manifest.json", "data/eval/hindsight.jsonl", "details/eval/hindsight.json",
+                "metrics/eval/hindsight/valid_unseen.json", "metrics/compare/hindsight_vs_react.json"):
+        (ws / rel).unlink()
+    kept = json.loads(m.keep_run(ws, "abc1234", None, "").read_text())
+    assert kept["pool"] == {} and list(kept["details"]) == ["react"] and kept["games"] == {"react": ["g1", "g2", "g3"]}
+    assert "| ReAct: react | 3 | 33.3% [" in "\n".join(m.run_section(kept))
