@@ -573,6 +573,24 @@ EARLIER: tuple[dict[str, str], ...] = (
              "clean successes are all progress, its 15 relabeled failures 52% (153 of 296): about half of what they "
              "show the actor is wandering or a step away from the goal. The pool teaches its own wandering about as "
              "often as recovery."},
+    {"what": "Three ALFWorld games read (ReAct, the 48-game run)", "commit": "f3899eb",
+     "text": "From run-f3899eb's records (benchmarks/results/journal-alfworld/). A success: \"heat some apple and put "
+             "it in garbagecan\" (pick_heat, room 10) in 15 turns: two thoughts plan it as ReAct's example does, it "
+             "walks the fridge and the countertops, takes the apple on countertop 1, heats it with the microwave and "
+             "puts it in the garbage can, one command re-asked under the constraint. A failure of looking: \"put a "
+             "cool bread in countertop\" (pick_cool, room 10): the bread is in the observation after its third "
+             "command (\"On the countertop 3, you see ... a bread 1\"), and the model walks on; it tours all 20 "
+             "places of the kitchen twice in order, never taking anything, until the 50 turns run out (GC 0.33: the "
+             "bread was already on a countertop). A failure of repetition: \"examine the alarmclock with the "
+             "desklamp\" (look_at, room 308): it takes a pen from the first drawer it opens, finds the alarm clock "
+             "on desk 2 having passed the desk lamp on desk 1, then writes \"examine desk 2\" 41 times in a row. "
+             "Both failures are the small model's, not the harness's: the commands were admissible, and the "
+             "information it needed was on the page. 7 of the 34 failures end in such a loop (at most 2 distinct "
+             "commands in their last 10); the rest wander. 8 of the 14 successes needed at least one re-ask (142 "
+             "re-asks in 41 of the 48 games): under ReAct's published, unconstrained setting those commands would "
+             "have been answered \"Nothing happens.\", which is one reason to expect our 29% above the published "
+             "12.8%, with our model (the Coder variant of Qwen2.5-1.5B, Q4_K_M) and our 48-game sample (8 per type; "
+             "the 134 weigh the types unevenly) the others."},
     {"what": "Many items at once (bench_scale)", "commit": "afc973a",
      "text": "64 episodes of 3 sub-goals per run on valid_seen and valid_unseen tasks, a scripted endpoint at 200 ms "
              "per call: speed only, no quality; the machine otherwise idle. The paper planner (11.0 calls per "
