@@ -17,7 +17,8 @@ def journal_folder(project: Path) -> tuple[Path, bool]:
 
     $HINDSIGHT_JOURNAL_DIR: a folder that outlives the machine (a run split across sessions commits it); its journals
     are kept, so a fresh checkout rebuilds every finished stage from them with no LLM call and resumes the one in
-    flight. Else <project>/.cache/journal, where a journal is dropped once its stage's outputs are written.
+    flight. One run at a time may use the folder: the stage lock is the workspace's, not the folder's.
+    Else <project>/.cache/journal, where a journal is dropped once its stage's outputs are written.
     """
     env = os.environ.get(JOURNAL_DIR_ENV)
     if env:
