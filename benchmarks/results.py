@@ -819,9 +819,11 @@ def alfworld_games_row(d: dict[str, Any]) -> tuple[str, str]:
     agents = "; ".join(f"{_planner_name(d, name)} ({name}) {x['all']['sr']:.0%}{_ci(x['all'].get('sr_ci'))}, "
                        f"{x['seconds_per_game']:.0f} s a game" for name, x in d["details"].items())
     published = next(sr for a, m, sr, _ in ALFWORLD_PUBLISHED if a == "ReAct" and m == "Qwen2.5-1.5B-Instruct")
+    chosen = f"{per} per type, seeded" if per else "all"
     return (f"ALFWorld's unseen games as the field plays them (its engine and goal, 50 actions), {games} games "
-            f"({f'{per} per type, seeded' if per else 'all'}), our 1.5B model", f"{agents} (published ReAct with Qwen2.5-1.5B-Instruct on the 134: "
-            f"{published:.1%}, another harness, unconstrained)")
+            f"({chosen}), our 1.5B model",
+            f"{agents} (published ReAct with Qwen2.5-1.5B-Instruct on the 134: {published:.1%}, another harness, "
+            f"unconstrained)")
 
 
 def ladder_test_row(d: dict[str, Any]) -> tuple[str, str]:
