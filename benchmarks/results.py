@@ -132,6 +132,8 @@ def keep_run(root: Path, commit: str, wall_minutes: float | None, note: str) -> 
 
     params = yaml.safe_load((root / "params.yaml").read_text())
     manifest = root / "data" / "pools" / "hindsight.manifest.json"
+    corrected = root / "data" / "pools" / "hindsight_corrections.manifest.json"  # the pick's pool
+    picked = any(v.get("pool") == "hindsight_corrections" for v in params["evaluate"]["variants"].values())
     data = {
         "commit": commit, "note": note, "wall_minutes": wall_minutes,
         "evaluate": {k: params["evaluate"].get(k) for k in ("task_set", "splits", "per_type", "max_tasks",
@@ -149,6 +151,7 @@ def keep_run(root: Path, commit: str, wall_minutes: float | None, note: str) -> 
         "probe_headline": load(root / "metrics" / "probe.json") if (root / "metrics" / "probe.json").exists() else {},
         # {} for a run that built no hindsight pool (an ALFWorld run of ReAct alone reads only the gt pool)
         "pool": load(manifest).get("params", {}) if manifest.exists() else {},
+        "pool_corrections": load(corrected).get("params", {}) if picked and corrected.exists() else {},
         # per variant: SR with its interval and GC, overall and per task type; the median seconds per game
         "details": {p.stem: _eval_details(load(p), root / "details" / "timing" / f"evaluate-{p.stem}.jsonl")
                     for p in sorted((root / "details" / "eval").glob("*.json"))},
@@ -397,6 +400,9 @@ def run_section(d: dict[str, Any]) -> list[str]:
                 lines += ["", _pair_line(p)]
     if d.get("pool"):
         lines += ["", f"Hindsight pool: {json.dumps(d['pool'], sort_keys=True)}"]
+    if d.get("pool_corrections"):
+        lines += ["", f"The same pool with the corrections (pool_corrections): "
+                  f"{json.dumps(d['pool_corrections'], sort_keys=True)}"]
     return lines + [""]
 
 

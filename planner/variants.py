@@ -9,7 +9,8 @@ examples (`critic` = gt + hindsight critic samples, `critic_gt` = expert prefixe
 an adapter predicts the arguments; `search`: `beam` (alg. 2), `replan` (LLM-Planner: execute a written plan, replan
 after a failure), `expert` (the upper bound: the expert's plan, no LLM) or `react` (the ReAct baseline on ALFWorld's
 engine: its published prompts, no pool; planner.loop.react); `pool`: the pool files it reads, `gt`
-(data/pools/gt.jsonl) or `hindsight` (that and data/pools/hindsight.jsonl): dvc.yaml's foreach declares that file,
+(data/pools/gt.jsonl), `hindsight` (that and data/pools/hindsight.jsonl) or `hindsight_corrections` (gt and the
+hindsight pool with the expert's corrections, stage pool_corrections): dvc.yaml's foreach declares that file,
 so a variant reruns only when a pool it reads changes (DVC cannot derive a dependency list from the other keys; the
 value is checked against them, and the expert and ReAct, which read none, name `gt`); `planner`: overrides of
 params.yaml's `planner:` keys for this variant (e.g. `scaffold: full`).
@@ -23,7 +24,8 @@ POOLS = ("gt", "hind")
 CRITIC_POOLS = ("critic", "critic_gt", "none")
 SEARCHES = ("beam", "replan", "expert", "react")
 NO_ACTORS = ("expert", "react")  # searches that read no example pool (they name `gt`)
-POOL_FILES = ("gt", "hindsight")
+POOL_FILES = ("gt", "hindsight", "hindsight_corrections")
+HINDSIGHT_FILES = POOL_FILES[1:]  # the files a variant that reads hindsight examples may name
 KEYS = ("actors", "critic", "adapter", "search", "pool", "planner")
 
 
@@ -37,6 +39,7 @@ class Variant:
     adapter: bool
     search: str  # 'beam' (alg. 2), 'replan' (LLM-Planner), 'expert', 'react' (the ReAct baseline)
     planner: Mapping[str, Any] = field(default_factory=dict)  # overrides of params.yaml's planner keys
+    hindsight_file: str = "hindsight"  # the hindsight pool it reads, among HINDSIGHT_FILES
 
     @classmethod
     def parse(cls, name: str, definition: Any, where: str = "evaluate.variants") -> "Variant":
@@ -65,13 +68,15 @@ class Variant:
         planner = definition.get("planner") or {}
         if not isinstance(planner, Mapping):
             raise ValueError(f"{at}.planner: expected a mapping of planner keys, got {planner!r}")
-        out = cls(name, actors, "" if critic == "none" else critic, adapter, search, dict(planner))
         pool = definition.get("pool")
         if pool not in POOL_FILES:
             raise ValueError(f"{at}.pool: expected one of {POOL_FILES} (the pools it reads), got {pool!r}")
+        out = cls(name, actors, "" if critic == "none" else critic, adapter, search, dict(planner),
+                  pool if pool in HINDSIGHT_FILES else "hindsight")
         if pool != out.pool_file():
+            wanted = " or ".join(HINDSIGHT_FILES) if out.reads_hindsight() else out.pool_file()
             raise ValueError(f"{at}.pool: {pool!r}, but its actors {list(actors)} and critic {critic!r} read "
-                             f"{out.pool_file()!r}: set pool: {out.pool_file()}")
+                             f"{out.pool_file()!r}: set pool: {wanted}")
         return out
 
     def reads_hindsight(self) -> bool:
@@ -80,7 +85,7 @@ class Variant:
 
     def pool_file(self) -> str:
         """The newest pool file it reads, as its definition's `pool` names it."""
-        return "hindsight" if self.reads_hindsight() else "gt"
+        return self.hindsight_file if self.reads_hindsight() else "gt"
 
     def definition(self) -> dict[str, Any]:
         """The params form of the variant (what `parse` reads)."""

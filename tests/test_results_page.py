@@ -208,3 +208,20 @@ def test_a_run_of_react_alone_is_kept_without_a_hindsight_pool(tmp_path: Path, m
     kept = json.loads(m.keep_run(ws, "abc1234", None, "").read_text())
     assert kept["pool"] == {} and list(kept["details"]) == ["react"] and kept["games"] == {"react": ["g1", "g2", "g3"]}
     assert "| ReAct: react | 3 | 33.3% [" in "\n".join(m.run_section(kept))
+
+
+def test_the_picks_pool_is_kept_only_where_a_variant_read_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import yaml
+
+    m = bench("results")
+    monkeypatch.setattr(m, "KEPT", tmp_path / "kept")
+    ws = _alfworld_workspace(tmp_path / "ws")
+    made = {"relabel": {"corrections": True}, "corrections": {"records": 66}}
+    (ws / "data/pools/hindsight_corrections.manifest.json").write_text(json.dumps({"params": made}))
+    assert json.loads(m.keep_run(ws, "abc1234", None, "").read_text())["pool_corrections"] == {}  # nobody read it
+    params = yaml.safe_load((ws / "params.yaml").read_text())
+    params["evaluate"]["variants"]["pick"] = {"search": "beam", "pool": "hindsight_corrections"}
+    (ws / "params.yaml").write_text(yaml.safe_dump(params))
+    kept = json.loads(m.keep_run(ws, "abc1234", None, "").read_text())
+    assert kept["pool_corrections"] == made
+    assert 'with the corrections (pool_corrections): {"corrections": {"records": 66}' in "\n".join(m.run_section(kept))

@@ -17,6 +17,8 @@ from pools.records import RECORDS, PoolItem
 OUTPUT_OF = {"TASKS": "tasks", "GT_POOL": "gt_pool", "ROLLOUTS": "collect", "REFLECTIONS": "reflect",
              "COMPLETIONS": "complete", "CRITIC_SAMPLES": "critic", "CORRECTIONS": "corrections",
              "HINDSIGHT_POOL": "pool"}
+# A variant's `pool` (planner/variants.py POOL_FILES) -> the stage that writes that pool.
+POOL_STAGES = {"gt": "gt_pool", "hindsight": "pool", "hindsight_corrections": "pool_corrections"}
 
 
 def __getattr__(name: str) -> str:
@@ -24,6 +26,11 @@ def __getattr__(name: str) -> str:
     if name in OUTPUT_OF:
         return output(OUTPUT_OF[name])
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def pool_output(pool: str) -> str:
+    """The path of a pool file a variant names (`gt`, `hindsight`, `hindsight_corrections`), as dvc.yaml declares it."""
+    return output(POOL_STAGES[pool])
 
 
 def declared_out(stage: str, name: str) -> str:
@@ -49,10 +56,11 @@ def file_digest(*rels: str) -> dict[str, str]:
 
 def write_pool(stage: str, records: Iterable[PoolItem], used_params: dict[str, Any],
                models: dict[str, dict[str, str]] | None, quarantined: int = 0,
-               quality: Callable[[list[PoolItem]], dict[str, Any]] | None = None) -> dict[str, Any]:
+               quality: Callable[[list[PoolItem]], dict[str, Any]] | None = None,
+               kind: str | None = None) -> dict[str, Any]:
     """Write a pool stage's declared outs, the pool (<name>.jsonl) and its manifest (<name>.manifest.json), where
-    `models` maps role -> model that contributed and `quality` gives the pool's own quality from its rows; returns
-    the manifest."""
+    `models` maps role -> model that contributed and `quality` gives the pool's own quality from its rows (its
+    headline: the progress share of the samples of `kind`, by default the pool's name); returns the manifest."""
     outs = declaration(stage).outs
     pool = outs[0]
     name = PurePosixPath(pool).name.removesuffix(".jsonl")
@@ -65,6 +73,6 @@ def write_pool(stage: str, records: Iterable[PoolItem], used_params: dict[str, A
                               quality(rows) if quality else None)
     write_json(path(manifest_file), manifest, "manifest")
     if quality:  # the headline, a DVC metric: the share of progress steps of the pool's own kind
-        write_json(path(f"metrics/pools/{name}.json"), {"progress": manifest["quality"][name]["progress"]},
+        write_json(path(f"metrics/pools/{name}.json"), {"progress": manifest["quality"][kind or name]["progress"]},
                    "pool_quality")
     return manifest

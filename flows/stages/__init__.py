@@ -13,6 +13,7 @@ MODULES: dict[str, str] = {
     "critic": "critic_samples",
     "corrections": "corrections",
     "pool": "hindsight_pool",
+    "pool_corrections": "corrections_pool",
     "evaluate": "evaluate",
     "compare": "comparisons",
     "probe_reference": "probe_reference",

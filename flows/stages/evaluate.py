@@ -11,7 +11,7 @@ from flows.runtime.declared import output
 from flows.runtime.items import Planned, StagePlan
 from flows.runtime.llm_stage import run_llm_stage
 from flows.runtime.params import load_params, on_bad, section, stage_params
-from flows.runtime.stage_io import GT_POOL, HINDSIGHT_POOL, TASKS, read_input
+from flows.runtime.stage_io import GT_POOL, TASKS, pool_output, read_input
 from flows.runtime.workspace import path
 from flows.stages.alfworld_games import eval_params, eval_splits, game_rows, uses_alfworld
 from household.world.tasks import get_task, in_task_set
@@ -32,8 +32,8 @@ def plan(params: dict[str, Any], variant: str, policy: str) -> Planned:
     spec = Variant.parse(variant, section(params, "evaluate")["variants"][variant])
     tasks = read_input(TASKS, "task", policy)
     gt = read_input(GT_POOL, "sample", policy)
-    # Only a variant that reads the hindsight pool declares it (dvc.yaml): the others never open it.
-    hind = read_input(HINDSIGHT_POOL, "sample", policy) if spec.reads_hindsight() else None
+    # Only a variant that reads a hindsight pool declares it (dvc.yaml): the others never open it.
+    hind = read_input(pool_output(spec.pool_file()), "sample", policy) if spec.reads_hindsight() else None
     pools = ExamplePools.from_records(gt.records, hind.records if hind else [])
     cfg = PlannerConfig.from_params({"world": world, "retrieval": params["retrieval"], "planner": params["planner"]},
                                     variant=spec)
@@ -56,7 +56,7 @@ def plan(params: dict[str, Any], variant: str, policy: str) -> Planned:
 def _inputs(params: dict[str, Any], variant: str) -> tuple[str, ...]:
     """The files whose hashes key the stage's resume journal: the pools the variant reads, and the tasks."""
     spec = Variant.parse(variant, section(params, "evaluate")["variants"][variant])
-    return (TASKS, GT_POOL) + ((HINDSIGHT_POOL,) if spec.reads_hindsight() else ())
+    return (TASKS, GT_POOL) + ((pool_output(spec.pool_file()),) if spec.reads_hindsight() else ())
 
 
 @flow(name="evaluate")

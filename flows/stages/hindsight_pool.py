@@ -1,5 +1,6 @@
 """Stage `pool`: the hindsight pool = verified hindsight actor samples + critic samples (+ the expert's corrections
-with relabel.corrections), with a manifest."""
+with relabel.corrections), with a manifest. Stage `pool_corrections`: the same pool with the corrections always pooled
+(the probe's pick on the dev set), for a variant that names `pool: hindsight_corrections` beside the default pool."""
 from __future__ import annotations
 
 import json
@@ -95,9 +96,10 @@ def role_models(llm: dict[str, Any], roles: list[str]) -> dict[str, dict[str, st
 
 
 @flow(name="pool")
-def pool_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
-    """Write data/pools/hindsight.jsonl, its manifest (with the model of every contributing role) and plot data."""
-    params = stage_params("pool", params)  # what dvc.yaml declares for the stage, and only that
+def pool_flow(params: dict[str, Any], policy: str, stage: str = "pool") -> dict[str, Any]:
+    """Write the stage's pool (data/pools/hindsight.jsonl, or hindsight_corrections.jsonl), its manifest (with the
+    model of every contributing role) and, for `pool`, plot data."""
+    params = stage_params(stage, params)  # what dvc.yaml declares for the stage, and only that
     log = get_run_logger()
     completions = read_input(COMPLETIONS, "completion", policy)
     critics = read_input(CRITIC_SAMPLES, "critic_sample", policy)
@@ -111,7 +113,7 @@ def pool_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
     if relabel["completer"] != "llm":
         made["completer"] = relabel["completer"]
     extra: dict[str, Any] = {}
-    if relabel["corrections"]:
+    if stage == "pool_corrections" or relabel["corrections"]:
         corrections = read_input(CORRECTIONS, "correction", policy)
         records += corrections.records
         quarantined += len(corrections.rejected)
@@ -122,23 +124,25 @@ def pool_flow(params: dict[str, Any], policy: str) -> dict[str, Any]:
     models = role_models(params["llm"], [*rollout_roles(rollouts), *RELABEL_ROLES])
     world = section(params, "world")
     cfg = PlannerConfig.from_params({"world": world})
-    manifest = write_pool("pool", records, {"relabel": made, "practice": practice(rollouts),
+    manifest = write_pool(stage, records, {"relabel": made, "practice": practice(rollouts),
                                             "material": material(records, rollouts), **extra},
-                          models, quarantined, quality=lambda rows: quality_of(rows, cfg, int(world["seed"])))
-    rows = [{"task_type": t, "kind": k, "count": n}
-            for (t, k), n in sorted(Counter((r.task_type, r.kind) for r in records).items())]
-    atomic_write_text(path("plots/pool_composition.json"), json.dumps(rows, indent=1) + "\n")
-    write_summary(StageResult("pool", records), quarantined=quarantined)
+                          models, quarantined, quality=lambda rows: quality_of(rows, cfg, int(world["seed"])),
+                          kind="hindsight")
+    if stage == "pool":  # the default pool's plot only
+        rows = [{"task_type": t, "kind": k, "count": n}
+                for (t, k), n in sorted(Counter((r.task_type, r.kind) for r in records).items())]
+        atomic_write_text(path("plots/pool_composition.json"), json.dumps(rows, indent=1) + "\n")
+    write_summary(StageResult(stage, records), quarantined=quarantined)
     log.info("pool: %d records %s, verified share %.2f", manifest["records"], manifest["by_kind"],
              manifest["verified_share"])
     return manifest
 
 
-def main(item: str | None = None, on_bad_record: str | None = None) -> None:
-    """Entry point for `hindsight stage pool`."""
+def main(item: str | None = None, on_bad_record: str | None = None, stage: str = "pool") -> None:
+    """Entry point for `hindsight stage pool` (and, through flows/stages/corrections_pool.py, `pool_corrections`)."""
     params = load_params()
-    with stage_lock("pool"):
-        pool_flow(params, on_bad(params, on_bad_record))
+    with stage_lock(stage):
+        pool_flow(params, on_bad(params, on_bad_record), stage)
 
 
 if __name__ == "__main__":

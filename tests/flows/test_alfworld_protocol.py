@@ -269,10 +269,12 @@ def test_the_profile_lets_the_planners_spend_the_50_actions():
     from planner.config import PlannerConfig
     from planner.variants import Variant
 
-    params = with_profile(yaml.safe_load((ROOT / "params.yaml").read_text()),
-                          yaml.safe_load((ROOT / "profiles/alfworld.yaml").read_text()))
+    profile = yaml.safe_load((ROOT / "profiles/alfworld.yaml").read_text())
+    params = with_profile(yaml.safe_load((ROOT / "params.yaml").read_text()), profile)
     world = eval_params(params)["world"]
-    for name in ("hindsight", "no_hindsight", "scaffold_hindsight", "scaffold_no_hindsight"):
+    planners = [name for name in profile["evaluate"]["variants"] if not name.startswith("react")]
+    assert len(planners) == 5 and "hindsight_corrections" in planners  # the probe's pick plays beside the others
+    for name in planners:
         spec = Variant.parse(name, params["evaluate"]["variants"][name])
         cfg = PlannerConfig.from_params({"world": world, "retrieval": params["retrieval"],
                                          "planner": params["planner"]}, variant=spec)

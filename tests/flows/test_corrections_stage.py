@@ -69,3 +69,22 @@ def test_corrections_are_written_and_pooled_and_counted_only_when_on(workspace: 
     assert manifest["by_kind"] == {"correction": 3} and manifest["params"]["relabel"]["corrections"] is True
     assert manifest["params"]["corrections"] == {"records": 3, "by_label": {"neutral": 1, "refused": 1, "regress": 1},
                                                  "runs": 1}
+
+
+def test_the_corrections_pool_holds_them_beside_the_default_pool(workspace: Path, prefect_server: str) -> None:
+    """Stage pool_corrections pools the corrections with relabel.corrections off, and leaves the default pool (and
+    its plot) alone: the probe's pick plays beside the default pool in one run."""
+    stage(workspace, prefect_server, "corrections")
+    made = lines(workspace / "data/relabel/corrections.jsonl")
+    stage(workspace, prefect_server, "pool")
+    plot = (workspace / "plots/pool_composition.json").read_bytes()
+    stage(workspace, prefect_server, "pool_corrections")
+    assert lines(workspace / "data/pools/hindsight.jsonl") == []
+    assert (workspace / "plots/pool_composition.json").read_bytes() == plot
+    pooled = lines(workspace / "data/pools/hindsight_corrections.jsonl")
+    manifest = json.loads((workspace / "data/pools/hindsight_corrections.manifest.json").read_text())
+    assert sorted(r["id"] for r in pooled) == sorted(c["id"] for c in made) and len(made) == 3
+    assert manifest["pool"] == "hindsight_corrections" and manifest["params"]["relabel"]["corrections"] is True
+    assert json.loads((workspace / "metrics/pools/hindsight_corrections.json").read_text()) == \
+        {"progress": manifest["quality"]["hindsight"]["progress"]}
+    assert json.loads((workspace / "metrics/stages/pool_corrections.json").read_text())["items"] == 3

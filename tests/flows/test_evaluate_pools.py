@@ -14,7 +14,7 @@ from testing.harness import evaluate_workspace, planner_answer
 MARK = "PickupObject Spatula [failed: Spatula not found]"
 
 
-def _hindsight_pool(root: Path, with_sample: bool) -> None:
+def _hindsight_pool(root: Path, with_sample: bool, name: str = "hindsight") -> None:
     from pools.jsonl import write_jsonl
     from pools.records import Sample
 
@@ -26,7 +26,7 @@ def _hindsight_pool(root: Path, with_sample: bool) -> None:
                         steps=["PickupObject Spatula", "Navigation Spatula", "PickupObject Spatula",
                                "Navigation Drawer", "OpenObject Drawer", "PutObject Spatula Drawer"],
                         reasons=["Spatula not found", "", "", "", "", ""], verified=True, source="ro-probe")
-    write_jsonl(root / "data/pools/hindsight.jsonl", [sample.model_dump()] if with_sample else [], "sample")
+    write_jsonl(root / f"data/pools/{name}.jsonl", [sample.model_dump()] if with_sample else [], "sample")
 
 
 def _actor_prompts(root: Path, ep: ScriptedEndpoint, variant: str) -> list[str]:
@@ -64,3 +64,19 @@ def test_a_variant_that_reads_no_hindsight_pool_never_opens_it(tmp_path: Path, i
         (root / "data/pools/hindsight.jsonl").write_text("not json\n", encoding="utf-8")  # would fail if read
         prompts = _actor_prompts(root, ep, "no_hindsight")
     assert prompts and not [p for p in prompts if MARK in p]
+
+
+def test_a_variant_naming_the_corrections_pool_reads_it_and_not_the_default(tmp_path: Path,
+                                                                           inproc_prefect: str) -> None:
+    import yaml
+
+    with ScriptedEndpoint(planner_answer) as ep:
+        root = evaluate_workspace(tmp_path / "ws", ep.url, ep.model, per_type=1, types=("pick_and_place_simple",))
+        params = yaml.safe_load((root / "params.yaml").read_text())
+        params["evaluate"]["variants"]["pick"] = {**params["evaluate"]["variants"]["hindsight"],
+                                                  "pool": "hindsight_corrections"}
+        (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
+        _hindsight_pool(root, True, name="hindsight_corrections")
+        (root / "data/pools/hindsight.jsonl").write_text("not json\n", encoding="utf-8")  # would fail if read
+        prompts = _actor_prompts(root, ep, "pick")
+    assert [p for p in prompts if MARK in p]

@@ -34,10 +34,12 @@ EVAL = {"evaluate@hindsight", "evaluate@llm_planner", "evaluate@expert"}
 READS_HINDSIGHT = {"evaluate@hindsight"}  # the variants whose `pool` is hindsight (llm_planner, expert: gt)
 RESULTS = {"compare@0", "report"}                                # read the evaluations (compare: hindsight vs llm_planner)
 PROBE = {"probe_reference", "probe_set", "probe"}                # what a pool is worth at decisions
-POOLS = {"tasks", "gt_pool", "collect", "reflect", "complete", "critic", "corrections", "pool"}  # to the hindsight pool
+POOLS = {"tasks", "gt_pool", "collect", "reflect", "complete", "critic", "corrections", "pool",  # to the hindsight pool
+         "pool_corrections"}  # and to the same pool with the corrections (the probe's pick)
 ALL = POOLS | EVAL | RESULTS | PROBE | {"export"}
+MANIFESTS = {"pool", "pool_corrections"}  # the hindsight pools: the stages that write their manifests
 # every stage that steps the world (pool: its samples replayed for the pool's quality)
-WORLD = {"gt_pool", "collect", "complete", "critic", "corrections", "pool"} | EVAL | PROBE
+WORLD = {"gt_pool", "collect", "complete", "critic", "corrections", "pool", "pool_corrections"} | EVAL | PROBE
 LLM = {"collect", "reflect", "complete", "critic"} | EVAL | {"probe_reference", "probe"}  # every stage that calls the LLM
 RELABEL_PROMPTS = {"reflect", "complete", "critic"}              # the relabeling calls
 
@@ -52,9 +54,9 @@ RERUNS: dict[str, set[str]] = {
     "world.explore_budget": WORLD,
     "world.backend": WORLD,
     "world.alfworld_games": WORLD,
-    "llm.endpoint": LLM | {"pool", "report"},   # pool records the model that made it in its manifest
-    "llm.model": LLM | {"pool", "report"},
-    "llm.roles": LLM | {"pool", "report"},
+    "llm.endpoint": LLM | MANIFESTS | {"report"},   # a pool records the model that made it in its manifest
+    "llm.model": LLM | MANIFESTS | {"report"},
+    "llm.roles": LLM | MANIFESTS | {"report"},
     "tasks.splits": {"tasks"},
     "tasks.task_types": {"tasks"},
     "pools.gt_split": {"gt_pool"},
@@ -73,10 +75,10 @@ RERUNS: dict[str, set[str]] = {
     "relabel.critic_examples": {"critic"},
     "relabel.critic_outcome": {"critic"},
     "planner.critic_tokens": SECTION_PLANNER | {"critic"},  # the critic-sample answer's cap too
-    "relabel.keep_unverified": {"pool"},
-    "relabel.pool_clean": {"pool"},
-    "relabel.corrections": {"pool"},
-    "relabel.completer": {"complete", "pool"},  # pool: recorded in the manifest when not the paper's
+    "relabel.keep_unverified": MANIFESTS,
+    "relabel.pool_clean": MANIFESTS,
+    "relabel.corrections": {"pool"},  # pool_corrections pools them always
+    "relabel.completer": {"complete"} | MANIFESTS,  # recorded in the manifest when not the paper's
     "relabel.trim_loops": {"complete"},
     "relabel.show_expert": RELABEL_PROMPTS,
     "relabel.collapse_repeats": RELABEL_PROMPTS,
@@ -125,7 +127,8 @@ CODE_RERUNS: dict[str, set[str]] = {
     "flows/stages/complete.py": {"complete"},
     "flows/stages/critic_samples.py": {"critic"},
     "flows/stages/corrections.py": {"corrections"},
-    "flows/stages/hindsight_pool.py": {"pool"},
+    "flows/stages/hindsight_pool.py": MANIFESTS,
+    "flows/stages/corrections_pool.py": {"pool_corrections"},
     "flows/stages/evaluate.py": EVAL,
     "flows/stages/alfworld_games.py": {"collect"} | EVAL,  # the ALFWorld backend's practice tasks and games
     "flows/stages/comparisons.py": RESULTS | {"export"},  # export: its bootstrap params
@@ -370,15 +373,16 @@ def test_keep_unverified_reruns_pool_and_evaluation_only(module_project) -> None
     module_project.set_param("relabel.keep_unverified", True)
     out = module_project.run("dvc", "repro")
     # The pool changes (the unverified completion and critic sample join it), so the evaluations that read it rerun
-    # (not llm_planner's or the expert's: their `pool` is gt), the probe, what reads the evaluations, and the export.
-    assert ran_stages(out.stdout) == {"pool", "probe", "export"} | READS_HINDSIGHT | RESULTS, out.stdout[-3000:]
+    # (not llm_planner's or the expert's: their `pool` is gt), the probe, what reads the evaluations, and the export;
+    # the pool with the corrections too (the same switch), which no variant here reads.
+    assert ran_stages(out.stdout) == MANIFESTS | {"probe", "export"} | READS_HINDSIGHT | RESULTS, out.stdout[-3000:]
     pooled = read_jsonl(module_project.path / "data/pools/hindsight.jsonl", "sample").records
     assert sorted((r["kind"], r["task_type"], r["verified"]) for r in pooled) == sorted([
         ("critic", FAIL_TYPE, False), ("critic", VERIFY_TYPE, True),
         ("hindsight", FAIL_TYPE, False), ("hindsight", VERIFY_TYPE, True)])
     module_project.set_param("relabel.keep_unverified", False)
     back = module_project.run("dvc", "repro")
-    assert ran_stages(back.stdout) == {"pool", "probe"} | READS_HINDSIGHT | RESULTS, back.stdout[-3000:]
+    assert ran_stages(back.stdout) == MANIFESTS | {"probe"} | READS_HINDSIGHT | RESULTS, back.stdout[-3000:]
     # The pool is the first run's again: its export comes back from DVC's run cache (all its outputs are cached).
     assert "Stage 'export' is cached" in back.stdout, back.stdout[-3000:]
     assert len(read_jsonl(module_project.path / "data/pools/hindsight.jsonl", "sample").records) == 2

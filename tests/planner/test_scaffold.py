@@ -91,6 +91,11 @@ def test_a_variant_is_data_and_an_unknown_key_is_named():
         Variant.parse("mine", {"actor": ["gt"], "pool": "gt"})
     with pytest.raises(ValueError, match="pool: hindsight"):  # it reads the hindsight pool but says gt
         Variant.parse("mine", {"actors": ["gt", "hind"], "critic": "critic", "pool": "gt"})
+    # The corrections pool stands in for the default hindsight pool, never for gt.
+    pick = Variant.parse("pick", {**v.definition(), "pool": "hindsight_corrections"})
+    assert pick.pool_file() == "hindsight_corrections" and Variant.parse("pick", pick.definition()) == pick
+    with pytest.raises(ValueError, match="set pool: gt"):
+        Variant.parse("mine", {"actors": ["gt"], "critic": "critic_gt", "pool": "hindsight_corrections"})
     with pytest.raises(ValueError, match="unknown planner variant"):
         get_variant("nope", {"evaluate": {"variants": {}}})
     cfg = PlannerConfig.from_params({"planner": {"scaffold": "none"}}, variant=v)
