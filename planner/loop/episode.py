@@ -115,14 +115,16 @@ def run_episode(task: Task, variant: str | Variant, pools: ExamplePools, client:
                                stop, len(expert_plan(task, seed=seed, scene=env.scene)), mark, env.goal)
     env = new_env(task, cfg, seed, scene)
     expert = expert_plan(task, seed=seed, scene=env.scene)  # the scene is built once per episode
+    # ALFWorld's protocol: the agent reads the game's templated goal, not ALFRED's human annotation, in its prompts
+    # and in the choice of their examples
+    instruction = env.goal if cfg.world.alfworld_goal == "templated" else task.instruction(0)
     policy: Policy = ExpertPolicy(expert) if spec.search == "expert" \
-        else PlannerPolicy(build_planner(task, spec, pools, client, cfg, leave_out), spec, cfg, client)
+        else PlannerPolicy(build_planner(task, spec, pools, client, cfg, leave_out, instruction=instruction), spec,
+                           cfg, client)
     stopping = policy.stopping(cfg.episode)
     run = EpisodeState(visited={env.observe().text()})
     for action in prefix:  # as a chosen step is executed (what the next decision reads), but not recorded
         run.executed(action, env.step(action), policy)
-    # ALFWorld's protocol: the agent reads the game's templated goal, not ALFRED's human annotation
-    instruction = env.goal if cfg.world.alfworld_goal == "templated" else task.instruction(0)
     true_args = task.args.as_dict()
     reason: str | None = None
     for index in range(stopping.max_subgoals):

@@ -84,16 +84,19 @@ class Planner:
 
 
 def make_actor(pool: str, task: Task, pools: ExamplePools, client: Any, cfg: PlannerConfig, grounder: Grounder,
-               show_args: bool = True, whole_plans: bool = False, exclude: tuple[str, ...] = ()) -> Actor:
-    """The actor over one pool ('gt' or 'hind') for a task: its K nearest examples by the task, or (retrieval.unit
-    step) its K nearest windows by the situation at each prompt; the task's own never."""
+               show_args: bool = True, whole_plans: bool = False, exclude: tuple[str, ...] = (),
+               instruction: str | None = None) -> Actor:
+    """The actor over one pool ('gt' or 'hind') for a task: its K nearest examples by the instruction the agent reads
+    (default: the task's first annotation), or (retrieval.unit step) its K nearest windows by the situation at each
+    prompt; the task's own never."""
     r = cfg.retrieval
     examples, situations = [], None
     if r.unit == "step":
         situations = pools.window_source(pool, r.k, r.window, with_args=show_args, exclude_task=task.id,
                                          exclude_ids=exclude)
     else:
-        examples = pools.retrieve(pool, task.instruction(0), r.k, exclude_task=task.id, exclude_ids=exclude)
+        query = task.instruction(0) if instruction is None else instruction
+        examples = pools.retrieve(pool, query, r.k, exclude_task=task.id, exclude_ids=exclude)
     # Actor plans cover the look-ahead; LLM-Planner writes whole plans.
     return Actor(ROLE_OF_POOL[pool], client, examples, grounder, show_args=show_args, situations=situations,
                  window=r.window,
@@ -105,15 +108,18 @@ def make_actor(pool: str, task: Task, pools: ExamplePools, client: Any, cfg: Pla
 
 
 def build_planner(task: Task, variant: Variant, pools: ExamplePools, client: Any, cfg: PlannerConfig,
-                  leave_out: str = "", grounder: Grounder | None = None) -> Planner:
-    """Retrieve the episode's examples and assemble adapter, actors, critic and generator for a variant."""
-    text = task.instruction(0)
+                  leave_out: str = "", grounder: Grounder | None = None, instruction: str | None = None) -> Planner:
+    """Retrieve the episode's examples and assemble adapter, actors, critic and generator for a variant.
+
+    `instruction`: the text the episode's prompts show (on an ALFWorld game, its templated goal); every role's
+    examples are retrieved by it. Default: the task's first annotation."""
+    text = task.instruction(0) if instruction is None else instruction
     exclude = (leave_out,) if leave_out else ()
     grounder = grounder or Grounder(cfg.retrieval.map_threshold)
     actors = []
     for pool in variant.actors:
         actor = make_actor(pool, task, pools, client, cfg, grounder, show_args=variant.adapter,
-                           whole_plans=variant.search == "replan", exclude=exclude)
+                           whole_plans=variant.search == "replan", exclude=exclude, instruction=text)
         if actor.examples or actor.situations:  # e.g. no hindsight samples yet (collect): the others take the width
             actors.append(actor)
     adapter = None

@@ -76,6 +76,24 @@ def test_the_agent_reads_alfworlds_templated_goal_not_the_annotation(tmp_path, p
     assert prompts and all(goal in p and "Hold the clock" not in p for p in prompts)
 
 
+def test_every_role_retrieves_its_examples_by_the_templated_goal(tmp_path, pools, monkeypatch):
+    # actors, adapter and critic choose their examples by the text the prompts show, never by the annotation
+    queries: list[str] = []
+    retrieve = ExamplePools.retrieve
+
+    def spy(self, pool, text, *args, **kwargs):
+        queries.append(text)
+        return retrieve(self, pool, text, *args, **kwargs)
+
+    monkeypatch.setattr(ExamplePools, "retrieve", spy)
+    game = _game()
+    with ScriptedEndpoint(lambda req: " Stop") as ep, \
+            llm_client.LLMClient(ep.settings(), cache_dir=tmp_path / "cache") as client:
+        rollout = run_episode(game.task, "hindsight", pools, client, _cfg("hindsight", max_actions=1), seed=0)
+    assert rollout.instruction == "examine the alarmclock with the desklamp."
+    assert len(queries) >= 3 and set(queries) == {rollout.instruction}  # adapter, the two actors, the critic
+
+
 def test_the_action_budget_counts_every_command_and_ends_the_game():
     game = _game()
     free = AlfworldEnv(game.task, game, max_actions=0)
