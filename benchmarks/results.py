@@ -27,6 +27,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from household.alfworld.published import PUBLISHED, REACT_AT_OUR_SIZE
 from pools.analysis.probe_metrics import diff_text, interval
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -177,20 +178,6 @@ def _eval_details(d: dict[str, Any], timing: Path) -> dict[str, Any]:
             "seconds_per_game": round(statistics.median(seconds), 1) if seconds else None}
 
 
-# Published SR on ALFWorld's 134 valid_unseen games, as ../shared/alfworld/README.md gives them with their sources.
-ALFWORLD_PUBLISHED = [
-    ("prompted", "Qwen2.5-1.5B-Instruct", 0.041, "GiGPO (arXiv 2505.10978), Table 1"),
-    ("ReAct", "Qwen2.5-1.5B-Instruct", 0.128, "GiGPO (arXiv 2505.10978), Table 1"),
-    ("Reflexion", "Qwen2.5-1.5B-Instruct", 0.218, "GiGPO (arXiv 2505.10978), Table 1"),
-    ("prompted", "Qwen2.5-7B-Instruct", 0.148, "GiGPO (arXiv 2505.10978), Table 1"),
-    ("ReAct", "Qwen2.5-7B-Instruct", 0.312, "GiGPO (arXiv 2505.10978), Table 1"),
-    ("Reflexion", "Qwen2.5-7B-Instruct", 0.427, "GiGPO (arXiv 2505.10978), Table 1"),
-    ("GiGPO (RL fine-tuning)", "Qwen2.5-1.5B-Instruct", 0.867, "GiGPO (arXiv 2505.10978), Table 1"),
-    ("prompted", "Llama-2-7B-Chat", 0.0, "ETO (arXiv 2403.02502)"),
-    ("ReAct, best of 6 prompts", "GPT-3 (text-davinci-002)", 0.71, "ReAct (Yao et al., ICLR 2023)"),
-]
-
-
 def _planner_name(d: dict[str, Any], name: str) -> str:
     """A kept run's variant as its tables name the planner: expert, ReAct, paper (none) or scaffold (its rules)."""
     search, scaffold = (d.get("search") or {}).get(name), d["variants"].get(name, "?")
@@ -221,7 +208,7 @@ def alfworld_lines(d: dict[str, Any]) -> list[str]:
     lines += ["", "Published on the 134 games, for scale (other prompts, harnesses and quantisations; as "
               "../shared/alfworld/README.md gives them, not checked against the papers here):", "",
               "| agent | model | SR | source |", "|---|---|---|---|"]
-    lines += [f"| {a} | {m} | {sr:.1%} | {src} |" for a, m, sr, src in ALFWORLD_PUBLISHED]
+    lines += [f"| {a} | {m} | {sr:.1%} | {src} |" for a, m, sr, src in PUBLISHED]
     types = sorted({t for x in det.values() for t in x["by_type"]})
     if types:
         lines += ["", "SR per task type (games):", "", "| type | " + " | ".join(det) + " |",
@@ -847,7 +834,7 @@ def alfworld_games_row(d: dict[str, Any]) -> tuple[str, str]:
     games, per = max(len(g) for g in d["games"].values()), d["evaluate"].get("alfworld_per_type")
     agents = "; ".join(f"{_planner_name(d, name)} ({name}) {x['all']['sr']:.0%}{_ci(x['all'].get('sr_ci'))}, "
                        f"{x['seconds_per_game']:.0f} s a game" for name, x in d["details"].items())
-    published = next(sr for a, m, sr, _ in ALFWORLD_PUBLISHED if a == "ReAct" and m == "Qwen2.5-1.5B-Instruct")
+    published = REACT_AT_OUR_SIZE.sr
     chosen = f"{per} per type, seeded" if per else "all"
     return (f"ALFWorld's unseen games as the field plays them (its engine and goal, 50 actions), {games} games "
             f"({chosen}), our 1.5B model",

@@ -9,6 +9,7 @@ Pure data: no world, no LLM.
 """
 from __future__ import annotations
 
+import statistics
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
@@ -56,4 +57,6 @@ def speed(records: Iterable[Row], timings: Mapping[str, Row]) -> dict[str, float
         "seconds_per_subgoal": round(wall / subgoals, 3) if subgoals else 0.0,
         "llm_seconds_per_subgoal": round(llm_s / subgoals, 3) if subgoals else 0.0,
         "outside_llm_share": round(max(wall - llm_s, 0.0) / wall, 4) if wall > 0 else 0.0,
+        "seconds_per_episode_median": round(statistics.median(float(t["seconds"]) for t in lines), 1)
+        if lines else None,
     }

@@ -34,3 +34,5 @@ class ReportData:
     probe_pairs: list[dict[str, Any]] = field(default_factory=list)  # metrics/probe/<a>_vs_<b>.json
     curve: dict[str, Any] | None = None  # the newest kept bench_pool_curve output (benchmarks/results/curve-*.json)
     ladder: dict[str, Any] | None = None  # the newest kept bench_ladder output (benchmarks/results/ladder-*.json)
+    # On ALFWorld's games (world.backend: alfworld): the published rows (household.alfworld.published) ours sit beside
+    published: list[dict[str, Any]] = field(default_factory=list)

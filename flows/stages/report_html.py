@@ -99,6 +99,26 @@ def _colour(i: int) -> str:
     return PALETTE[i % len(PALETTE)]
 
 
+def alfworld_section(data: "ReportData") -> str:
+    """On ALFWorld's games: each variant's SR over the games it played beside the published rows ('' elsewhere)."""
+    if not data.published:
+        return ""
+    ours = [[_e(v.name), _e(v.planner), str(v.rates["all"]["episodes"]),
+             _pct(v.rates["all"]["sr"]) + _ci(v.rates["all"]["ci"]["sr"]), _pct(v.rates["all"]["gc"]),
+             "-" if v.rates["all"].get("seconds_per_episode_median") is None
+             else f'{v.rates["all"]["seconds_per_episode_median"]:.0f}'] for v in data.variants]
+    theirs = [[_e(p["agent"]), _e(p["model"]), _pct(p["sr"]), _e(p["source"])] for p in data.published]
+    return f"""<section id="alfworld"><h2>ALFWorld's games beside the published figures</h2>
+<p class="note">Ours: the games this run played in ALFWorld's engine (its templated goal, world.max_actions actions a
+game), each once, on this run's model; the planners read pools built from train tasks in our world. Published: all
+134 valid_unseen games, with other prompts, harnesses and quantisations (../shared/alfworld/README.md gives them), so
+only the rows of one run here compare. SR per task type and the paired tables are below; episodes read in prose are in
+docs/results.md.</p>
+{_table(["variant", "planner", "games", "SR [95% CI]", "GC", "seconds / game (median)"], ours, num=range(2, 6),
+        id_="alfworld-ours")}
+{_table(["agent", "model", "SR", "source"], theirs, num=[2], id_="alfworld-published")}</section>"""
+
+
 def variants_table(data: "ReportData") -> str:
     """One block of rows per variant (all splits, then each split): episodes, SR and GC with 95% intervals,
     PLW SR, PLW GC, the share of sub-goals the LLM chose among two or more, LLM calls and seconds per sub-goal."""
@@ -466,11 +486,12 @@ def render(data: "ReportData") -> str:
 <body>
 <header><h1>Hindsight Planner pools: evaluation report</h1>
 <p>{len(data.variants)} variants · {n_eps} episodes · splits: {_e(", ".join(data.splits))}</p></header>
-<nav><a href="#variants">Variants</a><a href="#comparisons">Comparisons</a><a href="#by-type">SR per task type</a>
+<nav>{'<a href="#alfworld">ALFWorld</a>' if data.published else ""}<a href="#variants">Variants</a><a href="#comparisons">Comparisons</a><a href="#by-type">SR per task type</a>
 <a href="#probe">Probe</a><a href="#curve">Curve</a><a href="#ladder">Ladder</a><a href="#pools">Pools</a><a href="#episodes">Episodes</a>
 <a href="#settings">Settings</a></nav>
 <main>
 {notes}
+{alfworld_section(data)}
 <section id="variants"><h2>Variants</h2>
 <p class="note">ALFRED's metrics (pools/analysis/metrics.py): SR = solved / episodes; GC = goal conditions met / all goal
 conditions, summed over episodes; PLW = path-length weighted by the expert's plan length. In brackets: 95% intervals,

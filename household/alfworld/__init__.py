@@ -3,7 +3,8 @@ for the engine; the importer needs none of it).
 
 Modules, bottom up: importer (an ALFWorld game as our Task and Scene); env (the ALFWorld backend: our environment
 interface over ALFWorld's own TextWorld/PDDL engine, `AlfworldEnv`); crosscheck (our expert's plans and a sample of
-wrong steps stepped in both worlds side by side); stats (`hindsight world stats --alfworld`).
+wrong steps stepped in both worlds side by side); stats (`hindsight world stats --alfworld`); published (the
+published success rates on the 134 games, beside which our runs are shown).
 household.backends opens an episode on this backend or ours (`world.backend`).
 
 May import: household.world, household.expert.

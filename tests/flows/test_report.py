@@ -173,3 +173,23 @@ def test_headless_chromium_renders_the_page(page: str, workspace: Path, tmp_path
     assert proc.returncode == 0 and shot.stat().st_size > 20_000, proc.stderr[-2000:]
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     print(json.dumps({"screenshot": str(shot)}))
+
+
+def test_alfworld_runs_show_ours_beside_the_published_rows(workspace: Path, tmp_path: Path) -> None:
+    from flows.stages.report import write_report
+    from household.alfworld.published import REACT_AT_OUR_SIZE
+
+    params = yaml.safe_load((workspace / "params.yaml").read_text())
+    out = tmp_path / "index.html"
+    assert not write_report(workspace, out, params).published and 'id="alfworld' not in out.read_text()
+    params["world"] = {"backend": "alfworld", "alfworld_games": "../alfworld/json_2.1.1"}
+    data = write_report(workspace, out, params)
+    page = out.read_text(encoding="utf-8")
+    ours = re.search(r'<table id="alfworld-ours">(.*?)</table>', page).group(1)
+    for v in data.variants:  # each variant's games and SR, as the variants table computes them
+        r = v.rates["all"]
+        assert f"<td>{v.name}</td>" in ours and f'<td class="num">{r["episodes"]}</td>' in ours
+        assert f'{100 * r["sr"]:.1f}%' in ours
+    published = re.search(r'<table id="alfworld-published">(.*?)</table>', page).group(1)
+    assert f"<td>{REACT_AT_OUR_SIZE.model}</td>" in published and "12.8%" in published
+    assert '<a href="#alfworld">' in page

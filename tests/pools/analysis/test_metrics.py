@@ -94,7 +94,7 @@ def test_headline_per_split_and_cost() -> None:
     assert c["tokens_per_subgoal"] == round(32 * 11 / 25, 1)
     s = speed(EPISODES, TIMINGS)
     assert s == {"timed": 4, "seconds_per_subgoal": round(16 / 25, 3), "llm_seconds_per_subgoal": 0.32,
-                 "outside_llm_share": 0.5}
+                 "outside_llm_share": 0.5, "seconds_per_episode_median": 4.0}
     assert speed(EPISODES, {})["seconds_per_subgoal"] == 0.0 and speed(EPISODES, {})["timed"] == 0
     assert headline(EPISODES, ["valid_seen", "train"])["train"]["episodes"] == 0
 
