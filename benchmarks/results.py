@@ -211,11 +211,11 @@ def alfworld_lines(d: dict[str, Any]) -> list[str]:
     lines += [f"| {a} | {m} | {sr:.1%} | {src} |" for a, m, sr, src in PUBLISHED]
     types = sorted({t for x in det.values() for t in x["by_type"]})
     if types:
-        lines += ["", "SR per task type (games):", "", "| type | " + " | ".join(det) + " |",
+        lines += ["", "SR per task type [95% Wilson interval] (games):", "", "| type | " + " | ".join(det) + " |",
                   "|---|" + "---|" * len(det)]
         for t in types:
-            cells = [f"{x['by_type'][t]['sr']:.0%} ({x['by_type'][t]['episodes']})" if t in x["by_type"] else "-"
-                     for x in det.values()]
+            cells = [f"{x['by_type'][t]['sr']:.0%}{_ci(x['by_type'][t].get('sr_ci'))} ({x['by_type'][t]['episodes']})"
+                     if t in x["by_type"] else "-" for x in det.values()]
             lines.append(f"| {t} | " + " | ".join(cells) + " |")
     if d.get("compare"):
         lines += ["", "Paired on the same games (A - B; 95% bootstrap interval over games; McNemar's exact p):", "",

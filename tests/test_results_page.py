@@ -193,7 +193,7 @@ def test_a_kept_alfworld_run_is_tabled_beside_the_published_rows(tmp_path: Path,
     text = "\n".join(m.run_section(kept))
     assert "| ReAct: react | 3 | 33.3% [" in text and "| paper (none): hindsight | 3 | 66.7% [" in text
     assert "| ReAct | Qwen2.5-1.5B-Instruct | 12.8% | GiGPO (arXiv 2505.10978), Table 1 |" in text
-    assert "| pick_and_place_simple | 50% (2) | 50% (2) |" in text  # per type: react, then hindsight (kept order)
+    assert "| pick_and_place_simple | 50% [9%, 91%] (2) | 50% [9%, 91%] (2) |" in text  # react, hindsight (kept order)
     assert "| hindsight vs react | 3 | 67% | 33% | +33%" in text and "| 1 / 1 / 0 / 1 |" in text
     assert "pools built from train tasks in our world" in text
 
