@@ -486,7 +486,8 @@ def render(data: "ReportData") -> str:
 <body>
 <header><h1>Hindsight Planner pools: evaluation report</h1>
 <p>{len(data.variants)} variants · {n_eps} episodes · splits: {_e(", ".join(data.splits))}</p></header>
-<nav>{'<a href="#alfworld">ALFWorld</a>' if data.published else ""}<a href="#variants">Variants</a><a href="#comparisons">Comparisons</a><a href="#by-type">SR per task type</a>
+<nav>{'<a href="#alfworld">ALFWorld</a>' if data.published else ""}<a href="#variants">Variants</a>
+<a href="#comparisons">Comparisons</a><a href="#by-type">SR per task type</a>
 <a href="#probe">Probe</a><a href="#curve">Curve</a><a href="#ladder">Ladder</a><a href="#pools">Pools</a><a href="#episodes">Episodes</a>
 <a href="#settings">Settings</a></nav>
 <main>
