@@ -2,7 +2,7 @@
 benchmarks/results/.
 
     .venv/bin/python -m benchmarks.results keep FILE [--commit SHA] [--note TEXT]   # keep a bench's --out JSON
-    .venv/bin/python -m benchmarks.results keep-run DIR --commit SHA [--wall MIN] [--note TEXT]  # a pipeline run
+    .venv/bin/python -m benchmarks.results keep-run DIR --commit SHA [--wall MIN] [--note TEXT] [--label L]  # a run
     .venv/bin/python -m benchmarks.results supersede KEPT_FILE --by TEXT  # name a kept figure as superseded
     .venv/bin/python -m benchmarks.results write [--out docs/results.md]           # the page and README's table
 
@@ -124,8 +124,9 @@ def keep(path: Path, commit: str | None, note: str) -> Path:
     return dest
 
 
-def keep_run(root: Path, commit: str, wall_minutes: float | None, note: str) -> Path:
-    """Store a pipeline workspace's measured figures under benchmarks/results/ as run-<commit>.json."""
+def keep_run(root: Path, commit: str, wall_minutes: float | None, note: str, label: str = "") -> Path:
+    """Store a pipeline workspace's measured figures under benchmarks/results/ as run-<commit>.json, or
+    run-<commit>-<label>.json (two workspaces at one commit: the 48 games and the 134)."""
     def load(p: Path) -> Any:
         return json.loads(p.read_text())
 
@@ -160,7 +161,7 @@ def keep_run(root: Path, commit: str, wall_minutes: float | None, note: str) -> 
                     for p in sorted((root / "metrics" / "compare").glob("*.json"))},
     }
     KEPT.mkdir(parents=True, exist_ok=True)
-    dest = KEPT / f"run-{commit.replace('+', '-')}.json"
+    dest = KEPT / re.sub(r"[^A-Za-z0-9_.-]+", "-", f"run-{commit}{'-' + label if label else ''}.json")
     dest.write_text(json.dumps(data, indent=1) + "\n")
     return dest
 
@@ -921,6 +922,7 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--wall", type=float, default=None,
                    help="a timed make run's wall time in minutes (e.g. /usr/bin/time); omit for an untimed run")
     r.add_argument("--note", default="")
+    r.add_argument("--label", default="", help="kept as run-COMMIT-LABEL.json (default: run-COMMIT.json)")
     u = sub.add_parser("supersede", help="name a kept file's figures as superseded (they stay on the page)")
     u.add_argument("file", type=Path)
     u.add_argument("--by", required=True, help="what replaced them, e.g. 'the probe at COMMIT (d as the robot walks)'")
@@ -930,7 +932,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.cmd == "keep":
         print(keep(args.file, args.commit, args.note))
     elif args.cmd == "keep-run":
-        print(keep_run(args.dir, args.commit, args.wall, args.note))
+        print(keep_run(args.dir, args.commit, args.wall, args.note, args.label))
     elif args.cmd == "supersede":
         data = json.loads(args.file.read_text())
         args.file.write_text(json.dumps({**data, "superseded_by": args.by}, indent=1) + "\n")

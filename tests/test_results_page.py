@@ -187,6 +187,8 @@ def test_a_kept_alfworld_run_is_tabled_beside_the_published_rows(tmp_path: Path,
     m = bench("results")
     monkeypatch.setattr(m, "KEPT", tmp_path / "kept")
     dest = m.keep_run(_alfworld_workspace(tmp_path / "ws"), "abc1234", None, "")
+    assert m.keep_run(tmp_path / "ws", "abc1234", None, "", label="134").name == "run-abc1234-134.json"
+    assert dest.name == "run-abc1234.json" and dest.exists()  # a labelled run keeps beside it
     kept = json.loads(dest.read_text())
     assert kept["details"]["react"]["seconds_per_game"] == 200.0  # the median of the timing lines
     assert kept["details"]["hindsight"]["by_type"]["look_at_obj_in_light"]["sr"] == 1.0

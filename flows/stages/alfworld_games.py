@@ -41,6 +41,13 @@ def uses_alfworld(params: dict[str, Any]) -> bool:
     return (params.get("world") or {}).get("backend", "household") == "alfworld"
 
 
+def evaluates_in_alfworld(params: dict[str, Any]) -> bool:
+    """Whether evaluate plays in ALFWorld's engine: `evaluate.world.backend`, else `world.backend` (reads those two
+    keys alone, so a stage that only reports declares `world.backend` and `evaluate`)."""
+    over = ((params.get("evaluate") or {}).get("world") or {}).get("backend")
+    return (over or (params.get("world") or {}).get("backend", "household")) == "alfworld"
+
+
 def games_dir(world: dict[str, Any]) -> Path:
     """`world.alfworld_games`, relative to the data directory unless absolute."""
     check_backend("alfworld", world.get("alfworld_games"))

@@ -11,7 +11,7 @@ from typing import Any
 
 from flows.runtime.params import load_params, section, stage_params
 from flows.runtime.workspace import project_dir
-from flows.stages.alfworld_games import uses_alfworld
+from flows.stages.alfworld_games import evaluates_in_alfworld
 from flows.stages.comparisons import bootstrap, pair_name, pairs
 from flows.stages.report_data import ReportData, VariantView
 from flows.stages.report_html import render
@@ -126,7 +126,7 @@ def gather(root: Path, params: dict[str, Any]) -> ReportData:
     return ReportData(splits, variants, comparisons, pools, _truth([r for v in variants for r in v.rollouts]),
                       _settings(params), {"samples": samples, "seed": seed}, notes,
                       f"{task_set} tasks of {', '.join(splits)}", probe, probe_pairs, newest_kept(root, "curve"),
-                      newest_kept(root, "ladder"), [p._asdict() for p in PUBLISHED] if uses_alfworld(params) else [])
+                      newest_kept(root, "ladder"), [p._asdict() for p in PUBLISHED] if evaluates_in_alfworld(params) else [])
 
 
 def newest_kept(root: Path, prefix: str) -> dict[str, Any] | None:

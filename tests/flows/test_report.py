@@ -17,6 +17,7 @@ from planner.variants import PRESETS
 from pools.jsonl import write_json, write_jsonl
 from pools.manifest import build_manifest
 
+ROOT = Path(__file__).resolve().parents[2]
 VARIANTS = ["hindsight", "no_hindsight", "expert"]
 ARGS = {"object_target": "Apple", "parent_target": "Fridge", "mrecep_target": "", "toggle_target": "",
         "object_state": "none", "object_sliced": False, "two_objects": False}
@@ -179,11 +180,16 @@ def test_alfworld_runs_show_ours_beside_the_published_rows(workspace: Path, tmp_
     from flows.stages.report import write_report
     from household.alfworld.published import REACT_AT_OUR_SIZE
 
+    from flows.runtime.params import stage_params
+
     params = yaml.safe_load((workspace / "params.yaml").read_text())
     out = tmp_path / "index.html"
-    assert not write_report(workspace, out, params).published and 'id="alfworld' not in out.read_text()
-    params["world"] = {"backend": "alfworld", "alfworld_games": "../alfworld/json_2.1.1"}
-    data = write_report(workspace, out, params)
+    # read as the stage reads them (its declared keys alone), so an undeclared read fails here as in `dvc repro`
+    assert not write_report(workspace, out, stage_params("report", params)).published
+    assert 'id="alfworld' not in out.read_text()
+    profile = yaml.safe_load((ROOT / "profiles" / "alfworld.yaml").read_text())  # evaluate.world, as run
+    params["evaluate"]["world"] = profile["evaluate"]["world"]
+    data = write_report(workspace, out, stage_params("report", params))
     page = out.read_text(encoding="utf-8")
     ours = re.search(r'<table id="alfworld-ours">(.*?)</table>', page).group(1)
     for v in data.variants:  # each variant's games and SR, as the variants table computes them
