@@ -72,6 +72,10 @@ def test_a_word_for_the_light_makes_a_look_at_answer():
     assert mug["mrecep_target"] == ("none",) and "Mug" in mug["object_target"]  # no container rule in a look-at
     dark = lexicon_options("Put a set of keys on the dresser.", 0.1, lamp_word=True)
     assert dark["toggle_target"] == ("none",) and "Dresser" in dark["parent_target"]
+    for goal, lamp in (("examine the alarmclock with the desklamp.", "DeskLamp"),  # ALFWorld's templated goals
+                       ("look at bowl under the floorlamp.", "FloorLamp")):
+        templated = lexicon_options(goal, 0.1, lamp_word=True)
+        assert lamp in templated["toggle_target"] and "none" not in templated["toggle_target"], goal
 
 
 class _Client:
