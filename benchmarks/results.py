@@ -363,7 +363,8 @@ def run_section(d: dict[str, Any]) -> list[str]:
     games = d.get("games") or {}
     where = (f"Played in ALFWorld's engine ({', '.join(f'{k}: {v}' for k, v in played.items())}) on "
              f"{', '.join(ev['splits'])}: {max((len(g) for g in games.values()), default=0)} games "
-             f"({ev.get('alfworld_per_type') or 'all'} per type; each variant's game ids are in the kept file):")
+             f"({str(ev['alfworld_per_type']) + ' per type' if ev.get('alfworld_per_type') else 'all of them'}; "
+             "each variant's game ids are in the kept file):")
     lines += [where if played.get("backend") == "alfworld" else
               f"Evaluated on task set **{ev['task_set']}** of {', '.join(ev['splits'])} ({ev['per_type']} per "
               f"type, at most {ev['max_tasks']} task(s) per variant):", "",

@@ -52,7 +52,7 @@ RERUNS: dict[str, set[str]] = {
     "world.max_fails": WORLD,
     "world.max_steps": WORLD,
     "world.explore_budget": WORLD,
-    "world.backend": WORLD,
+    "world.backend": WORLD | {"report"},  # the report shows the published rows beside an ALFWorld run
     "world.alfworld_games": WORLD,
     "llm.endpoint": LLM | MANIFESTS | {"report"},   # a pool records the model that made it in its manifest
     "llm.model": LLM | MANIFESTS | {"report"},
@@ -130,7 +130,7 @@ CODE_RERUNS: dict[str, set[str]] = {
     "flows/stages/hindsight_pool.py": MANIFESTS,
     "flows/stages/corrections_pool.py": {"pool_corrections"},
     "flows/stages/evaluate.py": EVAL,
-    "flows/stages/alfworld_games.py": {"collect"} | EVAL,  # the ALFWorld backend's practice tasks and games
+    "flows/stages/alfworld_games.py": {"collect", "report"} | EVAL,  # the ALFWorld backend's practice tasks and games
     "flows/stages/comparisons.py": RESULTS | {"export"},  # export: its bootstrap params
     "flows/stages/report.py": {"report"},
     "flows/stages/report_html.py": {"report"},
