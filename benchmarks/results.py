@@ -630,7 +630,9 @@ EARLIER: tuple[dict[str, str], ...] = (
              "on and off and then send \"Navigation Microwave\" 25 times (each succeeds and changes nothing) until "
              "the sub-goal cap; its look_at games (0 of 8) search drawers and the safe for the lamp while holding "
              "the object, or (two games) take a keychain for a bowl the adapter read as a receptacle. ReAct's "
-             "records are unchanged (read at f3899eb)."},
+             "records are unchanged (read at f3899eb). Read again on the 134 (next entries): both scaffold failures "
+             "start at the adapter, not the rules: it named the microwave as the place to put the apple in, and "
+             "its lamp-word rule gave look_at games no lamp."},
     {"what": "ReAct on ALFWorld's 134 games beside the published 12.8%", "commit": "b368628",
      "text": "From run-b368628-134 (`python -m benchmarks.read_games` on its records gives the counts). Our ReAct won "
              "27 of 134 (20% [14%, 28%]), above GiGPO's 12.8% for Qwen2.5-1.5B-Instruct, whose value lies below "
@@ -638,8 +640,12 @@ EARLIER: tuple[dict[str, str], ...] = (
              "the engine does not admit, ours asks again constrained to the admissible ones (planner.react_actions: "
              "admissible); ReAct's published setting answers \"Nothing happens.\" instead. 407 commands were "
              "re-asked in 110 of the 134 games, and 15 of the 27 wins needed at least one: had every such win been "
-             "lost, ReAct would stand at 12 of 134 (9.0%), so the published figure lies between the two bounds; "
-             "the react_free variant plays ReAct's setting on the 48 games to measure it. (2) The sample. The 48 "
+             "lost, ReAct would stand at 12 of 134 (9.0%), so the published figure lies between the two bounds. "
+             "Measured on the 48 (run-b368628, react_free: ReAct's setting, same games, same model): 10 of 48 "
+             "(20.8% [12%, 34%]) against our 14 of 48, a difference of 8 points [0, 19] (9 games both won, 5 only "
+             "ours, 1 only react_free; McNemar p 0.22). Had the published setting cost the 134 what it cost the 48, "
+             "ReAct there would stand near 14%, beside the published 12.8%: an extrapolation, not a measurement. "
+             "(2) The sample. The 48 "
              "games gave 29.2% (14 of 48), the other 86 gave 13 (15.1%); the 134's uneven type mix explains little "
              "of it (the 48's per-type rates weighted by the 134's types give 27.6%). (3) The model: ours is the "
              "Coder variant of Qwen2.5-1.5B-Instruct at Q4_K_M on llama.cpp, theirs the instruct model in another "

@@ -31,8 +31,10 @@ def _rates(rows: list[dict[str, Any]], timings: dict[str, Any], samples: int, se
 
 
 def planner_of(rows: list[dict[str, Any]]) -> str:
-    """The planner a variant's episodes ran, from their records: paper (scaffold none), scaffold (full), expert."""
+    """The planner a variant's episodes ran, from their records: paper (scaffold none), scaffold (full), expert, or
+    ReAct (its records count thoughts)."""
     kinds = sorted({"expert" if r["variant"] == "expert" or all(s.get("chosen_by") == "expert" for s in r["steps"])
+                    else "ReAct" if "react_thinks" in r["metrics"]
                     else {"none": "paper", "full": "scaffold"}.get(r["metrics"].get("scaffold", ""), "?")
                     for r in rows})
     return "+".join(kinds)
@@ -123,10 +125,11 @@ def gather(root: Path, params: dict[str, Any]) -> ReportData:
             (probe_pairs if pair else probe).append(read_json(file, "probe_compare" if pair else "probe_metrics"))
         except RecordError as exc:
             notes.append(f"probe figures {file.name}: {exc}")
+    published = [p._asdict() for p in PUBLISHED] if evaluates_in_alfworld(params) else []
     return ReportData(splits, variants, comparisons, pools, _truth([r for v in variants for r in v.rollouts]),
                       _settings(params), {"samples": samples, "seed": seed}, notes,
                       f"{task_set} tasks of {', '.join(splits)}", probe, probe_pairs, newest_kept(root, "curve"),
-                      newest_kept(root, "ladder"), [p._asdict() for p in PUBLISHED] if evaluates_in_alfworld(params) else [])
+                      newest_kept(root, "ladder"), published)
 
 
 def newest_kept(root: Path, prefix: str) -> dict[str, Any] | None:

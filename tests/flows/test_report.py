@@ -199,3 +199,12 @@ def test_alfworld_runs_show_ours_beside_the_published_rows(workspace: Path, tmp_
     published = re.search(r'<table id="alfworld-published">(.*?)</table>', page).group(1)
     assert f"<td>{REACT_AT_OUR_SIZE.model}</td>" in published and "12.8%" in published
     assert '<a href="#alfworld">' in page
+
+
+def test_a_react_variant_is_named_react_not_the_paper_planner() -> None:
+    from flows.stages.report import planner_of
+
+    react = {"variant": "react_free", "steps": [{"chosen_by": "llm"}],
+             "metrics": {"scaffold": "none", "react_thinks": 4, "react_constrained": 0}}
+    paper = {"variant": "hindsight", "steps": [{"chosen_by": "llm"}], "metrics": {"scaffold": "none"}}
+    assert planner_of([react]) == "ReAct" and planner_of([paper]) == "paper"
