@@ -102,6 +102,11 @@ def trim(data: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _file_name(name: str) -> str:
+    """A kept output's file name: characters other than letters, digits, '_', '.' and '-' become '-'."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", name)
+
+
 def keep(path: Path, commit: str | None, note: str) -> Path:
     """Store `path` trimmed under benchmarks/results/ as <kind>-<split>-<commit>.json; returns the new file."""
     data = json.loads(path.read_text())
@@ -118,8 +123,7 @@ def keep(path: Path, commit: str | None, note: str) -> Path:
             f"ladder-{data['set']}-{commit}" if kind_of(data) == "ladder" else
             f"probe-{set_name(data)}-{commit}" if kind_of(data) == "probe" and data.get("set") else
             f"{kind_of(data)}-{data.get('split', 'x')}-{data.get('task_set', 'probe')}-{commit}")
-    name = re.sub(r"[^A-Za-z0-9_.-]+", "-", name)  # a split of ALFWorld games names a folder: 'alfworld:DIR:engine'
-    dest = KEPT / f"{name}.json"
+    dest = KEPT / _file_name(f"{name}.json")  # a split of ALFWorld games names a folder: 'alfworld:DIR:engine'
     dest.write_text(json.dumps(kept, indent=1) + "\n")
     return dest
 
@@ -161,7 +165,7 @@ def keep_run(root: Path, commit: str, wall_minutes: float | None, note: str, lab
                     for p in sorted((root / "metrics" / "compare").glob("*.json"))},
     }
     KEPT.mkdir(parents=True, exist_ok=True)
-    dest = KEPT / re.sub(r"[^A-Za-z0-9_.-]+", "-", f"run-{commit}{'-' + label if label else ''}.json")
+    dest = KEPT / _file_name(f"run-{commit}{'-' + label if label else ''}.json")
     dest.write_text(json.dumps(data, indent=1) + "\n")
     return dest
 
@@ -349,10 +353,12 @@ def run_section(d: dict[str, Any]) -> list[str]:
     """Tables of one `make run`: stage seconds, the evaluated variants, the probe."""
     ev = d["evaluate"]
     timed = d.get("wall_minutes") is not None
-    alfworld = (ev.get("world") or {}).get("backend") == "alfworld"
+    played = (ev.get("world") or {})
+    alfworld = played.get("backend") == "alfworld"
+    n_games = max((len(g) for g in (d.get("games") or {}).values()), default=0)
     lines = [f"### make run (default params), commit `{d['commit']}`: {d['wall_minutes']:.1f} min wall" if timed else
              f"### ALFWorld's games (profiles/alfworld.yaml over the default pipeline), "
-             f"{max((len(g) for g in (d.get('games') or {}).values()), default=0)} games, commit `{d['commit']}`"
+             f"{n_games} games, commit `{d['commit']}`"
              if alfworld else
              f"### The default pipeline's outputs (default params, not a timed make run), commit `{d['commit']}`", ""]
     if d.get("note"):
@@ -360,13 +366,11 @@ def run_section(d: dict[str, Any]) -> list[str]:
     if timed:
         lines += ["| stage | seconds | items |", "|---|---|---|"]
         lines += [f"| {name} | {s['seconds']:.0f} | {s['items']} |" for name, s in d["stages"].items()] + [""]
-    played = (ev.get("world") or {})
-    games = d.get("games") or {}
     where = (f"Played in ALFWorld's engine ({', '.join(f'{k}: {v}' for k, v in played.items())}) on "
-             f"{', '.join(ev['splits'])}: {max((len(g) for g in games.values()), default=0)} games "
+             f"{', '.join(ev['splits'])}: {n_games} games "
              f"({str(ev['alfworld_per_type']) + ' per type' if ev.get('alfworld_per_type') else 'all of them'}; "
              "each variant's game ids are in the kept file):")
-    lines += [where if played.get("backend") == "alfworld" else
+    lines += [where if alfworld else
               f"Evaluated on task set **{ev['task_set']}** of {', '.join(ev['splits'])} ({ev['per_type']} per "
               f"type, at most {ev['max_tasks']} task(s) per variant):", "",
               "| planner (scaffold) | variant | N | SR | GC | LLM-decided | calls/sub-goal |",
