@@ -2,7 +2,7 @@
 answered by Actor_gt, Actor_hind and a seeded random pick with the params' model (planner/probe/, as the `probe`
 stage does).
 
-    .venv/bin/python -m benchmarks.bench_probe [--set pipeline|dev] [--per-type 3] [--states-per-task 10]
+    .venv/bin/python -m benchmarks.bench_probe [--set pipeline|dev] [--per-type 3] [--states-per-task 10] [--states FILE]
         [--hindsight-pool FILE] [--reference BENCH_PLANNER_OUT --on-policy-per-task 3]
         [--configs actor_gt,actor_hind,actor_hind_empty,random] [--params params.yaml] [--set-param KEY=VALUE ...]
         [--out FILE] [--json]
@@ -11,7 +11,9 @@ stage does).
 `--set pipeline` (the default): recovery states of held-out valid_seen tasks outside the pools, drawn as the probe
 stage draws them; `--set dev`: of the dev set's tasks (valid_unseen), where pool design tunes; `--set
 test`: the frozen test set's recovery and on-policy states (refused when changed), with a written reason, each
-configuration appended to benchmarks/results/test-ledger.jsonl. The gt pool is drawn as the `gt_pool` stage draws
+configuration appended to benchmarks/results/test-ledger.jsonl. The follower's configurations (`follow_gt`,
+`follow_hind`, `follow_corr`, `follow_empty`, each with the adapter's arguments, and `..._true` with the task's:
+planner/probe/picks.py) make no LLM call but the adapter's, once a state. The gt pool is drawn as the `gt_pool` stage draws
 it; the hindsight pool is read from `--hindsight-pool` (empty when the file is missing). `actor_hind_empty` is
 Actor_hind with the hindsight pool emptied (its prompt has no examples). `--reference` (pipeline, dev) takes a
 bench_planner `--out` file and adds on-policy states from its `no_hindsight` episodes (the paper's planner without
@@ -40,6 +42,11 @@ from benchmarks.probe_sets import (LEDGER, SETS, append_ledger, drawn_states, le
 
 TARGET_STATES, TARGET_SECONDS = 200, 20 * 60
 TARGET_CONFIGS = ("actor_gt", "actor_hind", "random")
+# Paired on the same states when both ran: the LLM reader against its pools, the follower's pools against gt alone
+# (claim b at the decision level), the follower against the LLM reader, and the true arguments' upper bound.
+PAIRS = (("actor_hind", "actor_gt"), ("actor_hind", "actor_hind_empty"), ("follow_hind", "follow_gt"),
+         ("follow_corr", "follow_gt"), ("follow_corr", "follow_hind"), ("follow_corr", "actor_hind"),
+         ("follow_hind_true", "follow_gt_true"), ("follow_corr_true", "follow_gt_true"))
 
 
 def missed_targets(states: int, seconds: float) -> list[str]:
@@ -47,6 +54,16 @@ def missed_targets(states: int, seconds: float) -> list[str]:
     if states >= TARGET_STATES and seconds > TARGET_SECONDS:
         return [f"{states} states answered in {seconds / 60:.1f} min > {TARGET_SECONDS / 60:.0f} min"]
     return []
+
+
+def reused_states(file: Path, name: str) -> tuple[list[Any], list[tuple[str, dict[str, int]]]]:
+    """The states and drop counts of an earlier `--out` file of set `name` (refused for another set)."""
+    from pools.records import ProbeState
+
+    data = json.loads(file.read_text(encoding="utf-8"))
+    if data.get("set") != name:
+        raise SystemExit(f"--states {file}: its states are of set {data.get('set')!r}, not {name!r}")
+    return [ProbeState(**row) for row in data["states_rows"]], list(data["dropped"].items())
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -74,6 +91,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="on-policy states from this many of --reference's tasks (a seeded choice, as the "
                          "probe_reference stage makes it; 0 = all): each task's first answer pays its examples' prefill")
     ap.add_argument("--out", default=None, help="also write the states and picks as JSON here")
+    ap.add_argument("--states", default=None,
+                    help="(pipeline, dev) the states of an earlier --out file of the same set, instead of drawing "
+                         "them again (building them is most of a run's time when the configurations make no LLM call)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     require_reason(args.set, args.test_reason)
@@ -104,9 +124,11 @@ def main(argv: list[str] | None = None) -> int:
         digest, reference = manifest["digest"], {"variant": manifest["reference"]["variant"], "split": split,
                                                  "tasks": len(manifest["reference"]["episodes"])}
         drops = list(manifest["dropped"].items())
+    elif args.states:
+        states, drops = reused_states(Path(args.states), args.set)
     else:
         states, drops, _ = drawn_states(args.set, params, split, args.per_type, args.states_per_task)
-    if args.reference and args.set != "test":
+    if args.reference and args.set != "test" and not args.states:
         ref = json.loads(Path(args.reference).read_text())
         reference = {"variant": args.reference_variant, "split": ref["split"], "task_set": ref["task_set"],
                      "commit": ref.get("commit", "")}
@@ -131,14 +153,14 @@ def main(argv: list[str] | None = None) -> int:
     samples, bseed = int(params["evaluate"]["bootstrap"]), int(params["evaluate"]["bootstrap_seed"])
     figures = config_figures(picks, seconds, samples, bseed)
     pairs = [paired(a, picks[a], b, picks[b], samples, bseed)
-             for a, b in (("actor_hind", "actor_gt"), ("actor_hind", "actor_hind_empty")) if {a, b} <= set(picks)]
+             for a, b in PAIRS if {a, b} <= set(picks)]
     total = sum(v for c, v in seconds.items() if c in TARGET_CONFIGS)
     commit = revision()
     out = {"commit": commit, "set": args.set, "split": split, "task_set": "dev" if args.set == "dev" else "heldout",
            "tasks": len({s.task_id for s in states}), "states": len(states), "reference": reference,
            "overrides": overrides, "kinds": {k: sum(s.kind == k for s in states) for k in ("recovery", "on_policy")},
            "d_undefined": sum(s.d is None for s in states), "dropped": dropped,
-           "build_seconds": round(build_seconds, 1),
+           "build_seconds": round(build_seconds, 1), "adapter_seconds": round(seconds.get("adapter", 0.0), 1),
            "answer_seconds": round(total, 1), "gt_examples": len(pools.gt), "hindsight_examples": len(pools.hind),
            "configs": figures, "paired": pairs, **({"set_digest": digest} if digest else {})}
     if args.set == "test":

@@ -5,6 +5,8 @@
     retrieval/    the sentence encoder, exact kNN, the example pools and windows of their plans by situation; free
                   text mapped to legal sub-goals by the same encoder (grounding, subgoal_mapper)
     adapter/      the task's hidden arguments predicted from the instruction (predict.py), the train-wide lexicon
+    follow/       the follower, an LLM-free reader of a pool: situations in roles (situation.py), the vote on the
+                  nearest pool situations' next steps (reader.py)
     search/       actors, critic, belief generator, beam search (alg. 2); assembly.py builds a variant's machinery
                   for one episode
     loop/         the closed loop (alg. 1): one episode (episode.py: run_episode, History) in a fresh world, and
@@ -19,7 +21,7 @@
     variants.py   the variants as data (which pools, actors, critic and search a run uses)
 
 Imports point down. At the bottom, prompts/ and scaffold/ import nothing else of planner/; retrieval/ and adapter/
-(on prompts/); config.py on scaffold/ and variants.py; search/ on all of these; views/ and loop/ on search/; probe/ on
-loop/, relabel/ on loop/ and probe/. Each sub-package's __init__ names what it may import; tests/test_structure.py
-(PLANNER_MAY_IMPORT) checks it. Outside planner/ only household/, pools/ and llm/ (the LLM client) are imported.
+(on prompts/); follow/ on retrieval/ and scaffold/; config.py on scaffold/ and variants.py; search/ on all of these;
+views/ and loop/ on search/; probe/ on loop/ (and follow/, adapter/), relabel/ on loop/ and probe/. Each sub-package's
+__init__ names what it may import; tests/test_structure.py (PLANNER_MAY_IMPORT) checks it. Outside planner/ only household/, pools/ and llm/ (the LLM client) are imported.
 """

@@ -39,6 +39,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "completer": ("llm", "expert"),
     "alfworld_goal": ("annotation", "templated"), "react_actions": ("admissible", "free"),
     "decide": ("generate", "score"), "score_norm": ("sum", "mean"),
+    "follow_similarity": ("suffix",), "follow_tie": ("pool_order", "alphabetical"), "follow_fallback": ("random",),
 }
 
 P = TypeVar("P", bound="Part")
@@ -158,6 +159,10 @@ class RetrievalConfig(Part):
     prompt_tokens: int
     unit: str  # task: kNN over the instruction, whole plans shown; step: windows by situation
     window: int
+    follow_window: int  # the follower (planner/follow): recent steps a situation shows
+    follow_similarity: str
+    follow_tie: str
+    follow_fallback: str
 
 
 @_part("relabel")

@@ -4,7 +4,9 @@ data: a variant is a definition in params.yaml's `evaluate.variants` (or `collec
     hindsight: {actors: [gt, hind], critic: critic, adapter: true, search: beam, pool: hindsight,
                 planner: {scaffold: none}}
 
-`actors`: the example pools of the actors, in order (`gt` -> Actor_gt, `hind` -> Actor_hind); `critic`: the critic's
+`actors`: the example pools of the actors, in order (`gt` -> Actor_gt, `hind` -> Actor_hind; `follow` -> the
+follower over gt and the hindsight pool, `follow_gt` -> the follower over gt alone: planner/follow, no LLM, it needs
+`adapter: true`; without a critic its own top pick is executed); `critic`: the critic's
 examples (`critic` = gt + hindsight critic samples, `critic_gt` = expert prefixes only, `none`); `adapter`: whether
 an adapter predicts the arguments; `search`: `beam` (alg. 2), `replan` (LLM-Planner: execute a written plan, replan
 after a failure), `expert` (the upper bound: the expert's plan, no LLM) or `react` (the ReAct baseline on ALFWorld's
@@ -20,7 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Mapping
 
-POOLS = ("gt", "hind")
+POOLS = ("gt", "hind", "follow", "follow_gt")
+FOLLOWERS = ("follow", "follow_gt")  # LLM-free actors: the follower over gt + hindsight, over gt alone
 CRITIC_POOLS = ("critic", "critic_gt", "none")
 SEARCHES = ("beam", "replan", "expert", "react")
 NO_ACTORS = ("expert", "react")  # searches that read no example pool (they name `gt`)
@@ -59,6 +62,9 @@ class Variant:
             raise ValueError(f"{at}.actors: expected pools among {POOLS}, got {bad[0]!r}")
         if search not in NO_ACTORS and not actors:
             raise ValueError(f"{at}.actors: a '{search}' variant needs at least one actor pool")
+        if set(actors) & set(FOLLOWERS) and (search != "beam" or definition.get("adapter") is not True):
+            raise ValueError(f"{at}: a follower actor ({', '.join(FOLLOWERS)}) reads the adapter's arguments at "
+                             "every step of the beam search: set search: beam and adapter: true")
         critic = definition.get("critic", "none")
         if critic not in CRITIC_POOLS:
             raise ValueError(f"{at}.critic: expected one of {CRITIC_POOLS}, got {critic!r}")
@@ -81,7 +87,11 @@ class Variant:
 
     def reads_hindsight(self) -> bool:
         """Whether the variant reads the hindsight pool (an actor over it, or the critic's hindsight samples)."""
-        return "hind" in self.actors or self.critic_pool == "critic"
+        return "hind" in self.actors or "follow" in self.actors or self.critic_pool == "critic"
+
+    def follows_only(self) -> bool:
+        """Whether its only actors are followers (no LLM proposes)."""
+        return bool(self.actors) and all(a in FOLLOWERS for a in self.actors)
 
     def pool_file(self) -> str:
         """The newest pool file it reads, as its definition's `pool` names it."""

@@ -194,6 +194,7 @@ class Candidate(Contract):
 
     subgoal: str
     value: float | None
+    proposer: str = ""  # the actor role that proposed it first (actor_gt, actor_hind, follow, ...); '' before
 
 
 class StepRecord(Record):
@@ -209,9 +210,10 @@ class StepRecord(Record):
     repeat_fail: Count  # how many times this exact sub-goal had already failed with this reason
     legal: Annotated[int, Field(ge=0, description="sub-goals the actors could answer from at this state (0: an "
                                                   "expert step)")] = 0
-    chosen_by: Annotated[Literal["llm", "rule", "single", "expert", "none", ""], Field(
+    chosen_by: Annotated[Literal["llm", "rule", "single", "expert", "none", "follow", ""], Field(
         description="who chose the step: llm (among two or more offered), rule (the scaffold's rules left one of "
-                    "several), single (one legal), expert, none (nothing proposed); '' before this field")] = ""
+                    "several), single (one legal), expert, none (nothing proposed), follow (the follower's own pick: "
+                    "no LLM actor and no critic); '' before this field")] = ""
 
     @classmethod
     def new(cls, *, subgoal: str, ok: bool, reason: str, observation: str, pddl_pred: dict[str, Any],
@@ -260,7 +262,7 @@ class EpisodeMetrics(Contract):
 class Rollout(Record):
     """One episode of a planner variant on a task (pools.records.Rollout)."""
 
-    model_config = _artifact("One episode of a planner variant on a task", "3.2.0")
+    model_config = _artifact("One episode of a planner variant on a task", "3.3.0")
 
     id: Id
     task_id: Id
@@ -409,11 +411,11 @@ class ProbeState(Record):
 class ProbePick(Record):
     """One configuration's answer at one probe state, scored by the expert's cost-to-go (pools.records.ProbePick)."""
 
-    model_config = _artifact("One configuration's pick at one probe state (data/probe/picks/<config>.jsonl)", "2.0.0")
+    model_config = _artifact("One configuration's pick at one probe state (data/probe/picks/<config>.jsonl)", "2.1.0")
 
     id: Id
     state_id: Id
-    config: Annotated[str, Field(pattern=r"^[A-Za-z0-9_]{1,64}$")]  # actor_gt | actor_hind | random | full_step
+    config: Annotated[str, Field(pattern=r"^[A-Za-z0-9_]{1,64}$")]  # flows/stages/probe.py CONFIGS
     task_id: Id
     task_type: TaskType
     kind: ProbeKind
@@ -423,15 +425,18 @@ class ProbePick(Record):
     regret: Count  # d(after the pick) - the least d among the options
     chance: Annotated[Rate, Field(description="random's optimal rate at the state, exact: the share of its options "
                                               "that are optimal")]
+    how: Annotated[Literal["", "exact", "nearest", "fallback"], Field(
+        description="a follower's pick: from an exact match of the situation, from the nearest ones, or the "
+                    "fallback's (planner/follow/reader.py); '' for the other configurations")] = ""
 
     @classmethod
     def new(cls, *, state_id: str, config: str, task_id: str, task_type: str, kind: str, pick: str, optimal: bool,
-            progress: int, regret: int, chance: float) -> "ProbePick":
+            progress: int, regret: int, chance: float, how: str = "") -> "ProbePick":
         """Build a pick; the id hashes the state, the configuration and the pick."""
         key = {"state_id": state_id, "config": config, "pick": pick}
         return cls.model_construct(id=content_id("pk", key), state_id=state_id, config=config, task_id=task_id,
                                    task_type=task_type, kind=kind, pick=pick, optimal=optimal, progress=progress,
-                                   regret=regret, chance=chance)
+                                   regret=regret, chance=chance, how=how)
 
 
 # Schema file (schemas/<name>.schema.json) -> the type its lines are read as and checked against (pools/jsonl.py).

@@ -33,7 +33,8 @@ KNOWN_UPWARD: frozenset[tuple[str, str]] = frozenset()
 # Inside planner/: unit (a sub-package, or the top-level modules config and variants) -> the other units, and the
 # packages below planner/ (household, pools, llm), it may import. Read from the imports; the same list is each
 # sub-package's "May import:" line (planner/<sub>/__init__.py). Bottom up: prompts and scaffold import nothing of
-# planner; retrieval and adapter on prompts; config on scaffold, variants; search on those; views
+# planner; retrieval and adapter on prompts; follow on retrieval and scaffold; config on scaffold, variants; search
+# on those; views
 # and loop on search; probe on loop; relabel on loop and probe. A new import across units fails the test until it is
 # added here and to the docstring.
 PLANNER_MAY_IMPORT: dict[str, frozenset[str]] = {
@@ -43,12 +44,14 @@ PLANNER_MAY_IMPORT: dict[str, frozenset[str]] = {
     "config": frozenset({"scaffold", "variants"}),
     "retrieval": frozenset({"prompts", "llm", "household", "pools"}),
     "adapter": frozenset({"prompts", "llm", "household", "pools"}),
-    "search": frozenset({"prompts", "retrieval", "adapter", "scaffold", "config", "variants", "llm", "household",
-                         "pools"}),
+    "follow": frozenset({"retrieval", "scaffold", "household", "pools"}),
+    "search": frozenset({"prompts", "retrieval", "adapter", "follow", "scaffold", "config", "variants", "llm",
+                         "household", "pools"}),
     "loop": frozenset({"prompts", "retrieval", "search", "scaffold", "config", "variants", "household", "pools"}),
     "relabel": frozenset({"prompts", "retrieval", "loop", "probe", "scaffold", "config", "variants", "llm",
                           "household", "pools"}),
-    "probe": frozenset({"search", "loop", "scaffold", "config", "household", "pools"}),
+    "probe": frozenset({"adapter", "follow", "retrieval", "search", "loop", "scaffold", "config", "household",
+                        "pools"}),
     "views": frozenset({"prompts", "search", "pools"}),
 }
 

@@ -4,7 +4,11 @@ set with the prompt `run_episode` builds there; each pick scored by the expert's
 Configurations: `actor_gt` (Actor_gt over the gt pool), `actor_hind` (Actor_hind over the hindsight pool; with an
 empty pool it answers without examples), `random` (a seeded uniform pick: the floor), `full_step` (the paper
 planner's whole step: adapter, both actors, critic, beam; `run_episode` from the state with a cap of one sub-goal) on
-the first `probe.full_step_states` states of a seeded order. Writes data/probe/picks.jsonl,
+the first `probe.full_step_states` states of a seeded order. The follower (planner/follow: no LLM, `retrieval.follow_*`)
+over a pool: `follow_empty` (no pool: its fallback), `follow_gt` (the gt pool), `follow_hind` (gt + the hindsight
+pool's samples), `follow_corr` (gt + the hindsight pool with the expert's corrections, stage pool_corrections), each
+with the arguments the adapter predicts at the state (one adapter call a state, shared by the four through the
+response cache), and each again with the task's true arguments (`..._true`: an upper bound). Writes data/probe/picks.jsonl,
 metrics/probe/<config>.json (optimal-pick rate and mean regret with 95% task-resampled intervals, by state kind and
 task type, beside random's exact rate), metrics/probe/actor_hind_vs_actor_gt.json (paired: a task-level sign-flip p
 and the state-level McNemar p on optimal picks, intervals of the differences) and metrics/probe.json (the declared
@@ -20,11 +24,14 @@ from flows.runtime.declared import output
 from flows.runtime.items import Planned
 from flows.runtime.llm_stage import LLMStage
 from flows.runtime.params import section
-from flows.runtime.stage_io import GT_POOL, HINDSIGHT_POOL, declared_out, read_input
+from flows.runtime.stage_io import GT_POOL, HINDSIGHT_POOL, declared_out, pool_output, read_input
 from flows.runtime.workspace import path
 from household.world.tasks import get_task
 from planner.config import PlannerConfig
-from planner.probe.picks import actor_pick, full_step_pick, random_pick, scored
+from planner.adapter.predict import Adapter
+from planner.follow.reader import Follower, follower_from_config
+from planner.probe.picks import (FOLLOW_CONFIGS, TRUE, actor_pick, follow_pick, follow_records, full_step_pick,
+                                 predicted_args, probe_adapter, random_pick, scored)
 from planner.probe.states import cost_after
 from planner.retrieval.examples import ExamplePools
 from planner.retrieval.grounding import Grounder
@@ -37,12 +44,17 @@ from pools.records import ProbePick, ProbeState
 STATES = output("probe_set")
 PICKS = output("probe")
 DROPPED = declared_out("probe_set", "dropped.json")  # probe_set's count of the states it did not keep
-CONFIGS = ("actor_gt", "actor_hind", "random", "full_step")
+CORRECTIONS_POOL = pool_output("hindsight_corrections")
+CONFIGS = ("actor_gt", "actor_hind", "random", "full_step") + FOLLOW_CONFIGS
 # The paper's planner with both actors, as the full step runs it.
 FULL_STEP = {"actors": ["gt", "hind"], "critic": "critic", "adapter": True, "search": "beam", "pool": "hindsight",
              "planner": {"scaffold": "none"}}
 POOL_OF = {"actor_gt": "gt", "actor_hind": "hind"}
-PAIRS = (("actor_hind", "actor_gt"),)
+# Paired on the same states (metrics/probe/<a>_vs_<b>.json): the LLM reader's pools; the follower's (claim b at the
+# decision level), against the LLM reader, and with the true arguments. The headline keeps the first two.
+PAIRS = (("actor_hind", "actor_gt"), ("follow_corr", "follow_gt"), ("follow_hind", "follow_gt"),
+         ("follow_corr", "actor_hind"), ("follow_corr_true", "follow_gt_true"))
+HEADLINE_PAIRS = PAIRS[:2]
 HEADLINE = "metrics/probe.json"  # the declared DVC metric: a few headline figures
 
 
@@ -60,14 +72,20 @@ def plan(params: dict[str, Any], policy: str) -> Planned:
     states = read_input(STATES, "probe_state", policy)
     gt = read_input(GT_POOL, "sample", policy)
     hind = read_input(HINDSIGHT_POOL, "sample", policy)
+    wanted = configs(params)
+    corr = read_input(CORRECTIONS_POOL, "sample", policy) if {"follow_corr", "follow_corr" + TRUE} & set(wanted) \
+        else None
     pools = ExamplePools.from_records(gt.records, hind.records)
     cfg = PlannerConfig.from_params({k: params[k] for k in ("world", "retrieval", "planner")}, scaffold="none")
     seed = int(section(params, "world")["seed"])
     grounder = Grounder(cfg.retrieval.map_threshold)
     full = set(sorted((s.id for s in states.records), key=lambda i: random.Random(f"{seed}:full:{i}").random())
                [:int(section(params, "probe")["full_step_states"])])
-    items = [(f"{c}:{s.id}", {"config": c, "state": s}) for c in configs(params) for s in states.records
+    items = [(f"{c}:{s.id}", {"config": c, "state": s}) for c in wanted for s in states.records
              if c != "full_step" or s.id in full]
+    followers = {c: followers_of(c, gt, hind, corr, cfg, seed) for c in wanted if c in FOLLOW_CONFIGS}
+    adapters: dict[str, Adapter] = {}  # per task: the adapter an episode of the paper's planner would have
+    guesses: dict[str, dict[str, Any]] = {}  # per state: the adapter's arguments there (shared by the followers)
     full_variant = Variant.parse("full_step", FULL_STEP, where="probe")
     full_cfg = PlannerConfig.from_params({k: params[k] for k in ("world", "retrieval", "planner")},
                                          variant=full_variant)
@@ -76,8 +94,20 @@ def plan(params: dict[str, Any], policy: str) -> Planned:
         state: ProbeState = payload["state"]
         config = payload["config"]
         task = get_task(state.task_id)
+        how = ""
         if config == "random":
             pick = random_pick(state, seed)
+        elif config in followers:
+            args = None
+            if not config.endswith(TRUE):
+                if state.id not in guesses:
+                    if task.id not in adapters:
+                        adapters[task.id] = probe_adapter(task, pools, client, cfg)
+                    guesses[state.id] = predicted_args(adapters[task.id], task, state, cfg, seed)
+                args = guesses[state.id]
+            pick, how = follow_pick(followers[config], task, state, cfg, seed, args)
+            if pick is None:
+                raise ValueError(f"{config} had no legal option at probe state {state.id}")
         elif config == "full_step":
             pick = full_step_pick(task, state, pools, client, full_cfg, full_variant)
             if pick is None:
@@ -88,9 +118,29 @@ def plan(params: dict[str, Any], policy: str) -> Planned:
             if pick is None:
                 raise ValueError(f"{config} gave no answer at probe state {state.id}")
         off_list = None if pick in state.legal else cost_after(task, state, pick, cfg, seed)
-        return scored(state, config, pick, off_list)
+        return scored(state, config, pick, off_list, how)
 
-    return Planned(items, work, quarantined=len(states.rejected) + len(gt.rejected) + len(hind.rejected))
+    return Planned(items, work, quarantined=len(states.rejected) + len(gt.rejected) + len(hind.rejected)
+                   + (len(corr.rejected) if corr else 0))
+
+
+def _lines(rel: str, read: Any) -> list[tuple[Any, str]]:
+    """Each record read with its 'file:line' (rows quarantined before it counted)."""
+    bad = sorted(int(r.get("line", 0)) for r in read.rejected)
+    out, line = [], 0
+    for record in read.records:
+        line += 1
+        while line in bad:
+            line += 1
+        out.append((record, f"{rel}:{line}"))
+    return out
+
+
+def followers_of(config: str, gt: Any, hind: Any, corr: Any, cfg: PlannerConfig, seed: int) -> Follower:
+    """The follower of a configuration over the records of its pools: gt, then the corrections pool when it reads
+    corrections (the hindsight pool with them always pooled), else the hindsight pool."""
+    extra = _lines(CORRECTIONS_POOL, corr) if config.startswith("follow_corr") else _lines(HINDSIGHT_POOL, hind)
+    return follower_from_config(follow_records(config, _lines(GT_POOL, gt) + extra), cfg.retrieval, seed)
 
 
 def write_figures(params: dict[str, Any]) -> None:
@@ -110,11 +160,12 @@ def write_figures(params: dict[str, Any]) -> None:
     for pair in pairs:
         write_json(folder / f"{pair['a']}_vs_{pair['b']}.json", pair, "probe_compare")
     dropped = read_json(path(DROPPED), "probe_dropped")
-    write_json(path(HEADLINE), headline(summaries, pairs, dropped), "probe_headline")
+    top = [p for p in pairs if (p["a"], p["b"]) in HEADLINE_PAIRS]
+    write_json(path(HEADLINE), headline(summaries, top, dropped), "probe_headline")
 
 
-STAGE = LLMStage("probe", plan, inputs=(STATES, GT_POOL, HINDSIGHT_POOL), out=PICKS, record="probe_pick",
-                 then=write_figures)
+STAGE = LLMStage("probe", plan, inputs=(STATES, GT_POOL, HINDSIGHT_POOL, CORRECTIONS_POOL), out=PICKS,
+                 record="probe_pick", then=write_figures)
 main = STAGE.main
 
 

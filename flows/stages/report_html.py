@@ -324,6 +324,13 @@ def probe_section(data: "ReportData") -> str:
               f"{c['table']['both']} / {c['table']['only_a']} / {c['table']['only_b']} / {c['table']['neither']}",
               f"{c['p']:.3f}", f"{c['mcnemar_p']:.3f}"] for c in data.probe_pairs]
     out = _table(head, rows, num=range(1, len(head)), id_="probe-table")
+    types = sorted({t for f in data.probe for t in f.get("by_type", {})})
+    if types:  # the paper's claim (d): hindsight helps most on Cool and Heat
+        out += _table(["configuration", *(_e(t.removeprefix("pick_").replace("_then_place_in_recep", "")
+                                                  .replace("_", " ")) for t in types)],
+                      [[_e(f["config"]), *(_pct(f["by_type"][t]["optimal"]) if t in f.get("by_type", {}) else "–"
+                                           for t in types)] for f in data.probe],
+                      num=range(1, len(types) + 1), id_="probe-types")
     if pairs:
         out += _table(["A vs B", "states", "tasks", "optimal A − B [95% CI]", "regret A − B [95% CI]",
                        "both / only A / only B / neither optimal", "p (task-level sign flip)",
@@ -513,7 +520,9 @@ tasks; bold when it excludes 0. McNemar's exact p tests the tasks only one of th
 <p class="note">Each configuration answers once at every probe state of set <i>pipeline</i> (held-out tasks of
 probe.split; the dev and test sets are bench_probe's and bench_ladder's): an expert prefix and one wrong step, or a
 state the reference policy reached, constrained to the paper planner's legal set with the prompt the planner builds
-there.
+there. The follower (follow_*: planner/follow, no LLM) reads a pool by situations in the task's roles and takes the
+step the nearest pool situations vote for; follow_empty is its fallback alone, and _true ones read the task's true
+arguments instead of the adapter's (an upper bound). The second table: optimal picks by task type.
 A pick is optimal when the expert's cost-to-go after it is the least among the options (full knowledge: the agent
 sees less); regret is how many more sub-goals it leaves. Intervals resample tasks (the states of a task are
 correlated).</p>

@@ -375,7 +375,10 @@ class PlannerPolicy:
         options = paper_legal(now.obs, pred, legal.nav_targets)
         offered = legal_for(run.belief) if legal.legal_actions and self.spec.search == "beam" else options
         result = self.planner.decide(ctx, run.belief, run.last_failed, legal_for)
-        return Decision(result, len(offered), chosen_by(len(options), len(offered)))
+        who = chosen_by(len(options), len(offered))
+        if who == "llm" and self.spec.follows_only() and not self.spec.critic_pool:
+            who = "follow"  # the follower's own top pick, no LLM between
+        return Decision(result, len(offered), who)
 
     def executed(self, action: str, ok: bool) -> None:
         # The planner's root proposals avoid what failed since the last success (`avoid_repeats`).

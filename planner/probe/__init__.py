@@ -2,5 +2,6 @@
 sets and the expert's cost-to-go (states), the picks made there with their score (picks), and a pool's own
 quality read by the same cost-to-go, without the LLM (quality).
 
-May import: planner.search, planner.loop, planner.scaffold, planner.config, household, pools.
+May import: planner.adapter, planner.follow, planner.retrieval, planner.search, planner.loop, planner.scaffold,
+planner.config, household, pools.
 """

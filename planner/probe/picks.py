@@ -9,11 +9,16 @@ Beside each pick, random's optimal rate at its state, exact from the ties (`chan
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, Iterable
 
 from household.world.tasks import Task
+from planner.adapter.predict import Adapter
 from planner.config import PlannerConfig
-from planner.loop.episode import NO_SUBGOAL, run_episode
+from planner.follow.reader import Follower
+from planner.follow.situation import live_situation
+from planner.loop.episode import NO_SUBGOAL, paper_legal, run_episode
+from planner.loop.replay import new_env
+from planner.retrieval.grounding import classes_of
 from planner.probe.states import context, replay_state
 from planner.scaffold.legal import named_classes
 from planner.search.actors import Actor
@@ -48,12 +53,13 @@ def chance(state: ProbeState) -> float:
     return round(costs.count(min(costs)) / len(costs), 4)
 
 
-def scored(state: ProbeState, config: str, pick: str, d_pick: int | None = None) -> ProbePick:
-    """A configuration's pick at the state as a record: its score (`score`) and the state's `chance`."""
+def scored(state: ProbeState, config: str, pick: str, d_pick: int | None = None, how: str = "") -> ProbePick:
+    """A configuration's pick at the state as a record: its score (`score`), the state's `chance`, and how a
+    follower reached it (`how`; '' for the others)."""
     optimal, progress, regret = score(state, pick, d_pick)
     return ProbePick.new(state_id=state.id, config=config, task_id=state.task_id, task_type=state.task_type,
                          kind=state.kind, pick=pick, optimal=optimal, progress=progress, regret=regret,
-                         chance=chance(state))
+                         chance=chance(state), how=how)
 
 
 def actor_pick(actor: Actor, task: Task, state: ProbeState, cfg: PlannerConfig, seed: int) -> str | None:
@@ -78,3 +84,54 @@ def full_step_pick(task: Task, state: ProbeState, pools: Any, client: Any, param
 def random_pick(state: ProbeState, seed: int) -> str:
     """The floor: a uniform pick among the options, seeded by the state."""
     return random.Random(f"{seed}:{state.id}").choice(state.legal)
+
+
+# The follower's configurations (flows/stages/probe.py, benchmarks/probe_run.py): the kinds of pool records each
+# reads, with the adapter's arguments at the state, and again with the task's true ones (`_true`: an upper bound).
+FOLLOW_POOLS = {"follow_empty": (), "follow_gt": ("gt",), "follow_hind": ("gt", "hindsight"),
+                "follow_corr": ("gt", "hindsight", "correction")}
+TRUE = "_true"
+FOLLOW_CONFIGS = tuple(FOLLOW_POOLS) + tuple(c + TRUE for c in FOLLOW_POOLS)
+
+
+def follow_records(config: str, records: Iterable[tuple[Any, str]]) -> list[tuple[Any, str]]:
+    """The (record, where) pairs a follower configuration reads: those of its kinds (FOLLOW_POOLS)."""
+    kinds = FOLLOW_POOLS[config.removesuffix(TRUE)]
+    return [(r, at) for r, at in records if r.kind in kinds]
+
+
+def probe_adapter(task: Task, pools: Any, client: Any, cfg: PlannerConfig) -> Adapter:
+    """The adapter of the paper planner's episode on the task: its examples retrieved by the instruction from the gt
+    pool, the task's own never."""
+    r = cfg.retrieval
+    examples = pools.retrieve("gt", task.instruction(0), r.adapter_k or r.k, exclude_task=task.id)
+    return Adapter.from_config(client, examples, cfg, pool=[s for s in pools.gt if s.task_id != task.id])
+
+
+def state_trace(task: Task, state: ProbeState, cfg: PlannerConfig, seed: int) -> tuple[Any, list[tuple[str, str]]]:
+    """The world after the state's steps and their trace: (sub-goal, the world's failure reason or '') pairs."""
+    env = new_env(task, cfg, seed)
+    trace = []
+    for sg in state.steps:
+        r = env.step(sg)
+        trace.append((sg, "" if r.ok else r.reason or "failed"))
+    return env, trace
+
+
+def follow_pick(follower: Follower, task: Task, state: ProbeState, cfg: PlannerConfig, seed: int,
+                args: dict[str, Any] | None = None) -> tuple[str | None, str]:
+    """The follower's pick at the state and how it was reached (exact, nearest, fallback). `args`: the arguments the
+    live step would have (the adapter's prediction); None: the task's true ones (an upper bound). The legal set is
+    the paper planner's for those arguments, as in an episode."""
+    world, trace = state_trace(task, state, cfg, seed)
+    args = task.args.as_dict() if args is None else args
+    legal = paper_legal(world.observe(), args)
+    got = follower.decide(live_situation(task.task_type, args, trace, cfg.retrieval.follow_window), legal)
+    return (got.picks[0] if got.picks else None), got.how
+
+
+def predicted_args(adapter: Adapter, task: Task, state: ProbeState, cfg: PlannerConfig, seed: int) -> dict[str, Any]:
+    """The adapter's arguments at the state, as a live step asks for them (what it has seen there)."""
+    world, _ = state_trace(task, state, cfg, seed)
+    seen = tuple(classes_of(world.observe().objects))
+    return adapter.predict(task.instruction(0), seen if cfg.adapter.adapter_observes else (), (), seen)

@@ -147,6 +147,20 @@ DEVIATIONS: tuple[Deviation, ...] = (
          "held, the last steps with failures inline) is nearest to the prompt's, retrieved at every prompt; small "
          "models are reported to follow a few steps from the current situation better than plans of other tasks. It "
          "adds no task knowledge beyond the pools' own"),
+    _row("retrieval.follow_window", "-", 3, "ours",
+         "the follower (planner/follow; actors and probe configurations named follow*), an LLM-free reader of a "
+         "pool: a situation shows the last 3 executed steps in roles (target, parent, held, here, ...); it votes on "
+         "the next steps of the nearest pool situations and takes the first legal instance. It adds no task "
+         "knowledge beyond the pools it reads"),
+    _row("retrieval.follow_similarity", "-", "suffix", "ours",
+         "the follower's nearness when no pool situation matches exactly: the same task type, argument roles, held "
+         "role and states, then the longest common suffix of recent steps; every situation at the best level votes"),
+    _row("retrieval.follow_tie", "-", "pool_order", "ours",
+         "the follower's tie among steps with as many votes: the step first voted for in the pool's order "
+         "(alphabetical: by its text)"),
+    _row("retrieval.follow_fallback", "-", "random", "ours",
+         "the follower with no legal step from its vote (an empty pool): a seeded random legal option other than "
+         "Stop; the decision records it (how: fallback)"),
     _row("pools.gt_navigation", "expert", "object", "ours",
          "a gt example walks to the object instead of the receptacle that hides it (followable under partial "
          "observation), kept only when the rewritten plan still solves the task"),

@@ -15,10 +15,12 @@ from planner.scaffold.legal import named_classes
 from planner.search.actors import Actor, StepContext
 from planner.search.beam import BeamResult, Node, beam_search
 from planner.search.critic import Critic
+from planner.search.follow_actor import FollowActor
 from planner.search.generator import Belief, BeliefGenerator, LLMGenerator
-from planner.variants import Variant
+from planner.follow.reader import follower_from_config
+from planner.variants import FOLLOWERS, Variant
 
-ROLE_OF_POOL = {"gt": "actor_gt", "hind": "actor_hind"}
+ROLE_OF_POOL = {"gt": "actor_gt", "hind": "actor_hind", "follow": "follow", "follow_gt": "follow_gt"}
 
 
 @dataclass
@@ -28,7 +30,7 @@ class Planner:
     variant: Variant
     cfg: PlannerConfig
     adapter: Adapter | None
-    actors: list[Actor]
+    actors: list[Actor | FollowActor]
     critic: Critic | None
     generator: Callable[[Belief, str], Belief]
     grounder: Grounder
@@ -107,6 +109,16 @@ def make_actor(pool: str, task: Task, pools: ExamplePools, client: Any, cfg: Pla
                  score_norm=cfg.search.score_norm)
 
 
+def make_follower(role: str, task: Task, pools: ExamplePools, cfg: PlannerConfig, exclude: tuple[str, ...] = ()
+                  ) -> FollowActor:
+    """The follower over gt ('follow_gt') or gt and the hindsight pool with its corrections ('follow'), the task's
+    own records and those in `exclude` never (leave-one-out)."""
+    records = [*pools.gt, *(pools.hind if role == "follow" else ())]
+    kept = [(r, f"{r.kind} record {r.id}") for r in records if r.task_id != task.id and r.id not in exclude]
+    return FollowActor(role, follower_from_config(kept, cfg.retrieval, cfg.world.seed), cfg.retrieval.follow_window,
+                       task.task_type)
+
+
 def build_planner(task: Task, variant: Variant, pools: ExamplePools, client: Any, cfg: PlannerConfig,
                   leave_out: str = "", grounder: Grounder | None = None, instruction: str | None = None) -> Planner:
     """Retrieve the episode's examples and assemble adapter, actors, critic and generator for a variant.
@@ -116,8 +128,11 @@ def build_planner(task: Task, variant: Variant, pools: ExamplePools, client: Any
     text = task.instruction(0) if instruction is None else instruction
     exclude = (leave_out,) if leave_out else ()
     grounder = grounder or Grounder(cfg.retrieval.map_threshold)
-    actors = []
+    actors: list[Actor | FollowActor] = []
     for pool in variant.actors:
+        if pool in FOLLOWERS:  # always there: with nothing to read, it falls back (and says so)
+            actors.append(make_follower(pool, task, pools, cfg, exclude))
+            continue
         actor = make_actor(pool, task, pools, client, cfg, grounder, show_args=variant.adapter,
                            whole_plans=variant.search == "replan", exclude=exclude, instruction=text)
         if actor.examples or actor.situations:  # e.g. no hindsight samples yet (collect): the others take the width

@@ -57,11 +57,13 @@ def _rank(nodes: list[Node]) -> list[Node]:
 
 def _candidates(nodes: list[Node]) -> list[dict]:
     best: dict[str, float | None] = {}
+    by: dict[str, str] = {}  # who proposed the first action (the first rollout that starts with it)
     for n in nodes:
         first = n.actions[0]
+        by.setdefault(first, n.proposer)
         if first not in best or (n.value is not None and (best[first] is None or n.value > best[first])):
             best[first] = n.value
-    return [{"subgoal": a, "value": v} for a, v in best.items()]
+    return [{"subgoal": a, "value": v, "proposer": by[a]} for a, v in best.items()]
 
 
 def beam_search(root: Belief, proposers: Sequence[tuple[str, Proposer]], next_state: NextState, score: Scorer,
