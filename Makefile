@@ -14,9 +14,9 @@ export CMAKE_BUILD_PARALLEL_LEVEL := 2
 # dvc.yaml stage commands call `hindsight`, installed in the venv.
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
-.PHONY: setup run test models data bench clean-cache
+.PHONY: setup remote run test models data bench clean-cache
 
-setup: $(STAMP) models data
+setup: $(STAMP) remote models data
 
 # Reinstall only when the project's dependencies change. llama-cpp-python builds from source once
 # (about 20 minutes on 2 cores) and is reused from pip's wheel cache afterwards.
@@ -37,6 +37,12 @@ models: $(STAMP)
 # ALFRED's data is read in place ($$HINDSIGHT_DATA, else params.yaml data.dir): one line when it is missing.
 data: $(STAMP)
 	@$(BIN)/hindsight data check
+
+# The DVC remote `storage`: .dvc/config's ../hindsight-dvc-remote beside the checkout, unless $HINDSIGHT_DVC_REMOTE
+# (a folder, or an s3:// gs:// ssh:// URL) names another; that goes to .dvc/config.local, which git ignores.
+remote:
+	@if [ -n "$$HINDSIGHT_DVC_REMOTE" ]; then $(BIN)/dvc remote modify --local storage url "$$HINDSIGHT_DVC_REMOTE" \
+		&& echo "DVC remote storage: $$HINDSIGHT_DVC_REMOTE (.dvc/config.local)"; fi
 
 # One Prefect server for the whole run instead of an ephemeral one per stage.
 run: setup

@@ -1,14 +1,19 @@
-"""Read a pool as it was at a git revision or DVC experiment, through DVC (local cache, then the remote)."""
+"""Read a pool as it was at a git revision or DVC experiment, through DVC (local cache, then the remote).
+
+A version that is nowhere to be read raises VersionError naming the revision, the file and the command that brings
+it (`dvc pull`, `dvc exp pull origin NAME`); nothing is written then (docs/sharing.md).
+"""
 from __future__ import annotations
 
 import json
 import subprocess
+import tempfile
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, Callable
 
 import yaml
 
-from pools.jsonl import read_json, read_jsonl
+from pools.jsonl import RecordError, read_json, read_jsonl
 
 WORKSPACE = "workspace"
 PROBE_PICKS = "data/probe/picks.jsonl"  # the probe's picks (stage probe), read beside a pool version
@@ -35,7 +40,8 @@ def resolve_rev(repo: Path, rev: str) -> str:
         found = resolve_name(dvc_repo.scm, rev).get(rev)
     if found is None:
         raise VersionError(f"'{rev}' is neither a git revision nor a DVC experiment in {repo} "
-                           "(list them with `git log --oneline` and `dvc exp show`)")
+                           "(list them with `git log --oneline` and `dvc exp show`). An experiment pushed from "
+                           f"elsewhere comes with `dvc exp pull origin {rev}`, a commit with `git fetch`.")
     return _git(repo, "rev-parse", str(found)) or str(found)
 
 
@@ -44,8 +50,7 @@ def load_pool(repo: Path, pool: str, rev: str, schema: str) -> tuple[list[dict[s
     data_path, manifest_path = pool_paths(pool)
     if rev == WORKSPACE:
         if not (repo / data_path).exists():
-            raise VersionError(f"the workspace holds no {pool} pool ({data_path} does not exist): "
-                               "make one with `dvc repro`")
+            raise VersionError(absent_message(repo, data_path, f"the workspace holds no {pool} pool"))
         records = read_jsonl(repo / data_path, schema).records
         manifest = read_json(repo / manifest_path, "manifest") if (repo / manifest_path).exists() else None
         return records, manifest
@@ -57,10 +62,7 @@ def load_pool(repo: Path, pool: str, rev: str, schema: str) -> tuple[list[dict[s
         manifest = json.loads(_dvc_read(repo, manifest_path, sha, rev))
     except VersionError:
         manifest = None
-    tmp = repo / ".cache" / "versions" / sha / data_path
-    tmp.parent.mkdir(parents=True, exist_ok=True)
-    tmp.write_text(text, encoding="utf-8")
-    return read_jsonl(tmp, schema).records, manifest
+    return _records(text, data_path, sha, schema), manifest
 
 
 def no_pool_message(pool: str, path: str, rev: str, sha: str) -> str:
@@ -74,35 +76,79 @@ def no_pool_message(pool: str, path: str, rev: str, sha: str) -> str:
 def recorded_at(repo: Path, sha: str, path: str) -> bool:
     """True if commit `sha` records `path`: tracked by git, by a .dvc file, or as an output in a dvc.lock."""
     files = set(_git(repo, "ls-tree", "-r", "--name-only", sha).splitlines())
+    return _records_path(files, lambda f: _git(repo, "show", f"{sha}:{f}"), path)
+
+
+def recorded_in_workspace(repo: Path, path: str) -> bool:
+    """True if the workspace's dvc.lock (or a .dvc file) records `path` as a DVC output."""
+    target = PurePosixPath(path)
+    files = {f for f in ("dvc.lock", *(f"{p}.dvc" for p in (target, *target.parents[:-1]))) if (repo / f).is_file()}
+    return _records_path(files, lambda f: (repo / f).read_text(encoding="utf-8"), path)
+
+
+def _records_path(files: set[str], read: Callable[[str], str], path: str) -> bool:
+    """True if `path` (or a directory above it) is among `files`, has a .dvc file there, or is an output of one of
+    their dvc.lock files (`read` gives a file's text)."""
     target = PurePosixPath(path)
     holders = [target, *target.parents[:-1]]  # the file or a directory above it may be the tracked thing
     if str(target) in files or any(f"{p}.dvc" in files for p in holders):
         return True
     for lock in (f for f in files if PurePosixPath(f).name == "dvc.lock"):
-        try:
-            stages = (yaml.safe_load(_git(repo, "show", f"{sha}:{lock}")) or {}).get("stages") or {}
-        except yaml.YAMLError:
+        outs = _lock_outs(read(lock))
+        if outs is None:
             return True  # unreadable lock: let DVC itself say what is wrong
-        base = PurePosixPath(lock).parent
-        outs = {base / o["path"] for st in stages.values() if isinstance(st, dict)
-                for o in st.get("outs") or [] if isinstance(o, dict) and "path" in o}
-        if any(p in outs for p in holders):
+        if any(p in {PurePosixPath(lock).parent / o for o in outs} for p in holders):
             return True
     return False
+
+
+def _lock_outs(text: str) -> list[str] | None:
+    """The output paths a dvc.lock's text records (relative to its folder), sorted; None when it is not YAML."""
+    try:
+        stages = (yaml.safe_load(text) or {}).get("stages") or {}
+    except yaml.YAMLError:
+        return None
+    return sorted({o["path"] for st in stages.values() if isinstance(st, dict)
+                   for o in st.get("outs") or [] if isinstance(o, dict) and "path" in o})
+
+
+def absent_message(repo: Path, path: str, what: str) -> str:
+    """Why a workspace file is missing, and the command that brings it: `dvc pull` where the workspace's dvc.lock
+    records it (a fresh clone), else `dvc repro`."""
+    if recorded_in_workspace(repo, path):
+        head = _git(repo, "rev-parse", "--short=8", "HEAD") or "no commit yet"
+        return (f"{what}: the workspace's dvc.lock records {path} (HEAD: {head}), but it is not on disk: bring it "
+                "with `dvc pull` (`dvc checkout` when the local DVC cache holds it; docs/sharing.md)")
+    return f"{what} ({path} does not exist): make one with `dvc repro`"
+
+
+def missing_outputs(repo: Path, prefixes: tuple[str, ...]) -> list[str]:
+    """Outputs under `prefixes` that the workspace's dvc.lock records and the workspace lacks (a clone not pulled)."""
+    lock = repo / "dvc.lock"
+    outs = _lock_outs(lock.read_text(encoding="utf-8")) if lock.is_file() else None
+    return [o for o in outs or [] if o.startswith(prefixes) and not (repo / o).exists()]
 
 
 def load_records(repo: Path, rel: str, rev: str, schema: str) -> list[dict[str, Any]]:
     """Schema-checked records of a JSONL file (a DVC output) at `rev`; `workspace` reads the file on disk."""
     if rev == WORKSPACE:
         if not (repo / rel).exists():
-            raise VersionError(f"{rel} does not exist in the workspace: make it with `dvc repro`")
+            raise VersionError(absent_message(repo, rel, "no such file in the workspace"))
         return read_jsonl(repo / rel, schema).records
     sha = resolve_rev(repo, rev)
-    text = _dvc_read(repo, rel, sha, rev)
-    tmp = repo / ".cache" / "versions" / sha / rel
-    tmp.parent.mkdir(parents=True, exist_ok=True)
-    tmp.write_text(text, encoding="utf-8")
-    return read_jsonl(tmp, schema).records
+    return _records(_dvc_read(repo, rel, sha, rev), rel, sha, schema)
+
+
+def _records(text: str, rel: str, sha: str, schema: str) -> list[dict[str, Any]]:
+    """Schema-checked records of a version's text, read from a temporary file outside the workspace (a read writes
+    nothing there); a bad line is named by the file and the commit."""
+    with tempfile.TemporaryDirectory(prefix="hindsight-version-") as tmp:
+        file = Path(tmp) / PurePosixPath(rel).name
+        file.write_text(text, encoding="utf-8")
+        try:
+            return read_jsonl(file, schema).records
+        except RecordError as exc:
+            raise RecordError(f"{rel} at {sha[:8]}", exc.line, exc.problem) from None
 
 
 def text_at(repo: Path, rev: str, rel: str) -> str | None:
@@ -121,15 +167,30 @@ def _dvc_read(repo: Path, path: str, sha: str, rev: str) -> str:
     try:
         return dvc.api.read(path, repo=str(repo), rev=sha, mode="r", encoding="utf-8",
                             **({"remote": remote[0], "remote_config": remote[1]} if remote else {}))
-    except FileNotFoundError:
-        raise VersionError(f"{path} does not exist at '{rev}' ({sha[:8]}): that revision has no such pool "
-                           "(was `dvc repro` run and dvc.lock committed there?)") from None
-    except DvcException as exc:
-        raise VersionError(
-            f"{path} at '{rev}' ({sha[:8]}) is in neither the local DVC cache nor the configured remote "
-            f"({type(exc).__name__}: {exc}). Fetch it with `dvc pull` / `dvc fetch --rev {rev}` on a machine "
-            "that has a remote configured (`dvc remote add -d NAME URL`), or `dvc push` it from where it was built."
-        ) from None
+    except (FileNotFoundError, DvcException):
+        if not recorded_at(repo, sha, path):
+            raise VersionError(f"{path} does not exist at '{rev}' ({sha[:8]}): that revision has no such pool "
+                               "(was `dvc repro` run and dvc.lock committed there?)") from None
+        raise VersionError(not_fetched_message(repo, path, rev, sha, remote)) from None
+
+
+def not_fetched_message(repo: Path, path: str, rev: str, sha: str,
+                        remote: tuple[str, dict[str, Any]] | None) -> str:
+    """A version recorded at `sha` whose file is in neither the cache nor the remote: the revision, the file, and
+    the command that brings it."""
+    experiment = not _git(repo, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}")
+    if experiment:
+        bring = f"`dvc exp pull origin {rev}`"
+    elif sha == _git(repo, "rev-parse", "HEAD"):
+        bring = "`dvc pull`"
+    else:
+        bring = f"`dvc pull` (`git checkout {rev}` first, or `dvc fetch --all-commits` for every commit)"
+    where = (f"the remote '{remote[0]}' ({remote[1].get('url', '?')})" if remote else
+             "a remote (none is configured: `dvc remote list`)")
+    return (f"{path} at revision {rev} ({sha[:8]}) is in neither the local DVC cache nor {where}: bring it with "
+            f"{bring}. Where the remote lacks it too, push it from where it was built (`dvc push`, "
+            f"`dvc exp push origin NAME`); another remote: `dvc remote modify --local {remote[0] if remote else 'storage'}"
+            " url URL` (docs/sharing.md).")
 
 
 def _workspace_remote(repo: Path) -> tuple[str, dict[str, Any]] | None:

@@ -21,7 +21,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="compare two versions of a pool by sample id",
         description="REV is a git revision or a DVC experiment name (`dvc exp run -n NAME`); "
         "the default compares HEAD with the workspace. Old versions are read through DVC "
-        "(local cache, then the configured remote).",
+        "(local cache, then the default remote, .dvc/config). A version built elsewhere: `git fetch` its commit, "
+        "or `dvc exp pull origin NAME` its experiment; a version whose files are in neither the cache nor the "
+        "remote is named with the command that brings it, and nothing is written (docs/sharing.md).",
     )
     diff.add_argument("rev_a", nargs="?", default="HEAD", help="old version (default HEAD)")
     diff.add_argument("rev_b", nargs="?", default="workspace", help="new version (default: the workspace)")

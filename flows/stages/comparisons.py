@@ -10,8 +10,6 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from prefect import flow, get_run_logger
-
 from flows.runtime.declared import output
 from flows.runtime.params import ParamsError, load_params, on_bad, section, stage_params
 from flows.runtime.workspace import project_dir
@@ -50,8 +48,7 @@ def pairs(params: dict[str, Any]) -> list[tuple[str, str]]:
     return out
 
 
-@flow(name="compare")
-def compare_flow(params: dict[str, Any], a: str, b: str, policy: str) -> dict[str, Any]:
+def compare_pair(params: dict[str, Any], a: str, b: str, policy: str) -> dict[str, Any]:
     """Compare variant A with B on the tasks both ran and write metrics/compare/<A>_vs_<B>.json."""
     params = stage_params("compare", params)  # what dvc.yaml declares for the stage, and only that
     samples, seed = bootstrap(params)
@@ -60,22 +57,31 @@ def compare_flow(params: dict[str, Any], a: str, b: str, policy: str) -> dict[st
     ra = read_jsonl(root / output("evaluate", a), "rollout", on_bad=policy).records  # type: ignore[arg-type]
     rb = read_jsonl(root / output("evaluate", b), "rollout", on_bad=policy).records  # type: ignore[arg-type]
     result = compare(a, ra, b, rb, samples=samples, seed=seed)
-    name = pair_name(a, b)
     write_json(root / output("compare", {"a": a, "b": b}), result, "compare")
-    o = result["all"]
-    get_run_logger().info("compare %s: %d tasks, SR %.3f vs %.3f, diff %+.3f [%+.3f, %+.3f], McNemar p %.3f",
-                          name, o["tasks"], o["a"]["sr"], o["b"]["sr"], o["sr_diff"], *o["sr_diff_ci"],
-                          o["mcnemar_p"])
     return result
 
 
 def main(item: str | None = None, on_bad_record: str | None = None) -> None:
     """Entry point for `hindsight stage compare A_vs_B`."""
+    # Here, not at the top: prefect costs ~2 s to import and makes its home folder, which the commands that read
+    # `bootstrap` and `pairs` (`hindsight pools diff`, `compare`, `report`) do not need.
+    from prefect import flow, get_run_logger
+
     a, b = parse_pair(item)
     params = load_params()
     policy = on_bad(params, on_bad_record)
+
+    @flow(name="compare")
+    def compare_flow() -> dict[str, Any]:
+        result = compare_pair(params, a, b, policy)
+        o = result["all"]
+        get_run_logger().info("compare %s: %d tasks, SR %.3f vs %.3f, diff %+.3f [%+.3f, %+.3f], McNemar p %.3f",
+                              pair_name(a, b), o["tasks"], o["a"]["sr"], o["b"]["sr"], o["sr_diff"], *o["sr_diff_ci"],
+                              o["mcnemar_p"])
+        return result
+
     try:
-        compare_flow(params, a, b, policy)
+        compare_flow()
     except CompareError as exc:
         raise ParamsError(f"compare {item}: {exc}") from None
 

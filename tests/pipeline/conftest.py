@@ -194,7 +194,24 @@ def module_project(tmp_path_factory: pytest.TempPathFactory, prefect_server: str
         yield Project(path, endpoint, prefect_server, script)
 
 
-class Project:
+class Checkout:
+    """A folder to run commands in with the test's venv: a Project, or a git clone of one."""
+
+    def __init__(self, path: Path, env: dict[str, str]):
+        self.path = path
+        self.env = env
+
+    def run(self, *cmd: str, check: bool = True, timeout: float = 900) -> subprocess.CompletedProcess:
+        """Run a command in the checkout (binaries from the test's venv)."""
+        exe = str(BIN / cmd[0]) if (BIN / cmd[0]).exists() else cmd[0]
+        proc = subprocess.run([exe, *cmd[1:]], cwd=self.path, env=self.env, capture_output=True, text=True,
+                              timeout=timeout)
+        if check and proc.returncode != 0:
+            raise AssertionError(f"{' '.join(cmd)} exited {proc.returncode}\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}")
+        return proc
+
+
+class Project(Checkout):
     """Helpers to run commands in the copy."""
 
     def __init__(self, path: Path, endpoint: ScriptedEndpoint, prefect_url: str, script: RoleScript):
@@ -228,25 +245,27 @@ class Project:
         params["probe"].update(states_per_task=3, on_policy_per_task=3)
         (path / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
         # PYTHONPATH: the stages import the copy's code (a test that edits a file there edits what runs).
-        self.env = dict(os.environ, PATH=f"{BIN}:{os.environ['PATH']}", PREFECT_API_URL=prefect_url,
-                        PREFECT_HOME=str(path / ".cache" / "prefect"), DVC_NO_ANALYTICS="1", PYTHONPATH=str(path))
+        self.env = self.env_for(path, dict(os.environ, PATH=f"{BIN}:{os.environ['PATH']}",
+                                           PREFECT_API_URL=prefect_url, DVC_NO_ANALYTICS="1"))
         self.env.pop("OPENAI_API_KEY", None)
         self.run("git", "init", "-q")
         self.run("git", "config", "user.email", "t@example.com")
         self.run("git", "config", "user.name", "t")
         self.run("dvc", "init", "-q")
-        self.run("dvc", "config", "core.analytics", "false")
+        # The checkout's DVC config, as committed: its default remote (a folder beside the copy) included.
+        shutil.copy2(ROOT / ".dvc" / "config", path / ".dvc" / "config")
         self.run("git", "add", "-A")
         self.run("git", "commit", "-qm", "init")
 
-    def run(self, *cmd: str, check: bool = True, timeout: float = 900) -> subprocess.CompletedProcess:
-        """Run a command in the copy (binaries from the test's venv)."""
-        exe = str(BIN / cmd[0]) if (BIN / cmd[0]).exists() else cmd[0]
-        proc = subprocess.run([exe, *cmd[1:]], cwd=self.path, env=self.env, capture_output=True, text=True,
-                              timeout=timeout)
-        if check and proc.returncode != 0:
-            raise AssertionError(f"{' '.join(cmd)} exited {proc.returncode}\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}")
-        return proc
+    @staticmethod
+    def env_for(path: Path, env: dict[str, str]) -> dict[str, str]:
+        """`env` for commands in `path`: the stages import its code, Prefect keeps its files there."""
+        return dict(env, PREFECT_HOME=str(path / ".cache" / "prefect"), PYTHONPATH=str(path))
+
+    def clone(self, url: str, dest: Path, *git_args: str) -> Checkout:
+        """A `git clone` of URL at `dest` (no DVC cache, nothing pulled), run like this copy."""
+        self.run("git", "clone", "-q", *git_args, url, str(dest))
+        return Checkout(dest, self.env_for(dest, self.env))
 
     def params(self) -> dict[str, Any]:
         """The copy's params.yaml."""

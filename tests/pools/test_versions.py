@@ -55,10 +55,14 @@ def test_missing_cache_says_what_to_do(repo: Path) -> None:
     sh(repo, "dvc", "add", "-q", "data/pools/gt.jsonl", "data/pools/gt.manifest.json")
     sh(repo, "git", "commit", "-qam", "v2")
     shutil.rmtree(repo / ".dvc" / "cache")
-    with pytest.raises(VersionError, match="neither the local DVC cache nor the configured remote"):
+    with pytest.raises(VersionError, match="neither the local DVC cache nor a remote .none is configured"):
         load_pool(repo, "gt", "v1", "sample")
+    before = sorted(p for p in repo.rglob("*") if ".git" not in p.parts and "tmp" not in p.parts)
     proc = run_diff(repo, "v1", "HEAD", "--pool", "gt")
-    assert proc.returncode == 2 and "dvc pull" in proc.stderr
+    assert proc.returncode == 2, proc.stdout
+    # The revision, the file and the command that brings it; nothing written.
+    assert "data/pools/gt.jsonl at revision v1 (" in proc.stderr and "`dvc pull` (`git checkout v1` first" in proc.stderr
+    assert sorted(p for p in repo.rglob("*") if ".git" not in p.parts and "tmp" not in p.parts) == before
 
 
 def test_unknown_revision(repo: Path) -> None:
