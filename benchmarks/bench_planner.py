@@ -62,8 +62,10 @@ def missed_targets(results: dict[str, dict[str, Any]]) -> list[str]:
         if (q["actor_illegal_share"] or 0) > 0:
             missed.append(f"{v}: illegal actor answers {q['actor_illegal_share']:.1%} > 0")
         need, share = DECIDED_MIN.get(q.get("scaffold", "")), q.get("llm_decided")
+        if share is not None and q.get("follow_decided"):  # the follower is the planner's decider there
+            share += q["follow_decided"]
         if need is not None and share is not None and share < need:
-            missed.append(f"{v}: the LLM decided {share:.0%} of executed sub-goals < {need:.0%}")
+            missed.append(f"{v}: the LLM (or the follower) decided {share:.0%} of executed sub-goals < {need:.0%}")
         if v in SECONDS_PER_SUBGOAL_MAX and q["seconds_per_subgoal"] > SECONDS_PER_SUBGOAL_MAX[v]:
             missed.append(f"{v}: {q['seconds_per_subgoal']} s per sub-goal > {SECONDS_PER_SUBGOAL_MAX[v]} s")
         share = q.get("outside_llm_share")
@@ -82,7 +84,7 @@ def _quality(rollouts: list[dict[str, Any]], timings: dict[str, Any]) -> dict[st
         **{k: v for k, v in alfred_rates(rollouts).items() if k in ("episodes", "sr", "gc", "plw_sr", "plw_gc")},
         "successes": sum(bool(r["success"]) for r in rollouts),
         "scaffold": "+".join(sorted({str(x.get("scaffold", "?")) for x in m})),
-        "llm_decided": decided(rollouts)["llm_share"],
+        "llm_decided": decided(rollouts)["llm_share"], "follow_decided": decided(rollouts)["follow_share"],
         "decided": decided(rollouts),
         "by_type": {t: {"sr": alfred_rates(g)["sr"], "gc": alfred_rates(g)["gc"], "episodes": len(g)}
                     for t, g in group_by(rollouts, lambda r: r["task_type"]).items()},

@@ -114,6 +114,16 @@ PRESETS: dict[str, dict[str, Any]] = {
     "llm_planner": {"actors": ["gt"], "critic": "none", "adapter": False, "search": "replan", "pool": "gt"},
     "expert": {"search": "expert", "pool": "gt"},
     "react": {"search": "react", "pool": "gt"},
+    # The follower (planner/follow, no LLM) as the actor: its own pick executed, or the critic choosing; over gt and
+    # the hindsight pool, or gt alone; beside both LLM actors (W = 3: one proposal each). profiles/follow.yaml.
+    "follow": {"actors": ["follow"], "critic": "none", "adapter": True, "search": "beam", "pool": "hindsight"},
+    "follow_critic": {"actors": ["follow"], "critic": "critic", "adapter": True, "search": "beam",
+                      "pool": "hindsight"},
+    "follow_gt": {"actors": ["follow_gt"], "critic": "none", "adapter": True, "search": "beam", "pool": "gt"},
+    "follow_gt_critic": {"actors": ["follow_gt"], "critic": "critic_gt", "adapter": True, "search": "beam",
+                         "pool": "gt"},
+    "follow_llm": {"actors": ["gt", "hind", "follow"], "critic": "critic", "adapter": True, "search": "beam",
+                   "pool": "hindsight", "planner": {"width": 3}},
 }
 
 

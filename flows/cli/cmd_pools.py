@@ -97,15 +97,19 @@ def _export(args: argparse.Namespace) -> int:
     return 0
 
 
+VERSION_READERS = ("actor_hind", "follow_hind", "follow_corr")
+
+
 def probe_figures(repo: Any, rev_a: str, rev_b: str) -> dict[str, Any]:
-    """What the probe said of each version (data/probe/picks.jsonl there): each configuration's figures, and
-    Actor_hind of B vs of A paired on the states both answered; a note where a version has no probe."""
+    """What the probe said of each version (data/probe/picks.jsonl there): each configuration's figures, and each
+    reader of the hindsight pool (VERSION_READERS: Actor_hind, the follower over gt + hindsight, and with the
+    corrections) of B vs of A paired on the states both answered; a note where a version has no probe."""
     from pools.jsonl import RecordError
     from pools.analysis.probe_metrics import config_text, paired, paired_text, summaries
     from pools.versions import PROBE_PICKS, VersionError, load_records
 
     samples, seed = _bootstrap()
-    out: dict[str, Any] = {"versions": {}, "actor_hind": None}
+    out: dict[str, Any] = {"versions": {}}
     lines = ["", f"probe ({PROBE_PICKS}):"]
     picks: dict[str, list[dict[str, Any]]] = {}
     for rev in (rev_a, rev_b):
@@ -117,10 +121,11 @@ def probe_figures(repo: Any, rev_a: str, rev_b: str) -> dict[str, Any]:
         figures = summaries(picks[rev], samples, seed)
         out["versions"][rev] = figures
         lines += [f"  {rev}: {config_text(f)}" for f in figures.values()]
-    hind = {rev: [p for p in rows if p["config"] == "actor_hind"] for rev, rows in picks.items()}
-    if len(hind) == 2 and all(hind.values()):
-        out["actor_hind"] = paired(f"actor_hind@{rev_b}", hind[rev_b], f"actor_hind@{rev_a}", hind[rev_a], samples,
-                                   seed)
-        lines += ["  " + line for line in paired_text(out["actor_hind"]).splitlines()]
+    for reader in VERSION_READERS:  # the pool's readers, B against A on the states both answered
+        rows = {rev: [p for p in got if p["config"] == reader] for rev, got in picks.items()}
+        out[reader] = None
+        if len(rows) == 2 and all(rows.values()):
+            out[reader] = paired(f"{reader}@{rev_b}", rows[rev_b], f"{reader}@{rev_a}", rows[rev_a], samples, seed)
+            lines += ["  " + line for line in paired_text(out[reader]).splitlines()]
     out["text"] = "\n".join(lines)
     return out

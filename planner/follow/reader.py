@@ -2,12 +2,12 @@
 their next steps (in roles), and instantiates the winners with the live classes, keeping those in the legal set.
 
 - Neighbours (`retrieval.follow_similarity`): the pool situations with the same `Situation.key()` (an exact match)
-  when there are any; else those nearest by `suffix`: the most of, in order, the same task type, the same argument
-  roles, the same held role and states, and the longest common suffix of recent steps. Every situation at the best
-  level votes once.
+  first; then those nearest by `suffix`: the most of, in order, the same task type, the same argument roles, the
+  same held role and states, and the longest common suffix of recent steps. Every situation of a level votes once;
+  a level none of whose steps is legal here gives way to the next.
 - Ties among steps with as many votes (`retrieval.follow_tie`): `pool_order`, the step whose first vote comes first
   in the pool's order (gt, then hindsight and corrections, as the pool files hold them); `alphabetical`.
-- No step of the vote instantiates to a legal sub-goal (an empty pool, or nothing near): the fallback
+- No level's vote instantiates to a legal sub-goal (an empty pool, or nothing that applies): the fallback
   (`retrieval.follow_fallback`): `random`, a legal option other than Stop, seeded by the seed and the situation; the
   decision says so (`how: fallback`).
 Deterministic, no LLM call; milliseconds a decision.
@@ -82,16 +82,18 @@ class Follower:
             advice += pool_situations(record, window, where)
         return cls(advice, **settings)
 
-    def neighbours(self, live: Situation) -> tuple[list[int], str]:
-        """The positions of the advice that votes, and whether it matched exactly ('exact') or by nearness."""
+    def neighbours(self, live: Situation) -> list[tuple[list[int], str]]:
+        """The advice that votes, level by level, nearest first: the exact matches ('exact'), then each level of
+        nearness in turn ('nearest')."""
+        levels: list[tuple[list[int], str]] = []
         exact = self._exact.get(live.key())
         if exact:
-            return exact, "exact"
-        if not self.advice:
-            return [], "nearest"
-        scores = [nearness(a.situation, live) for a in self.advice]
-        best = max(scores)
-        return [i for i, s in enumerate(scores) if s == best], "nearest"
+            levels.append((exact, "exact"))
+        by_score: dict[tuple[int, ...], list[int]] = {}
+        for i, a in enumerate(self.advice):
+            by_score.setdefault(nearness(a.situation, live), []).append(i)
+        levels += [(by_score[s], "nearest") for s in sorted(by_score, reverse=True)]
+        return levels
 
     def vote(self, positions: Sequence[int]) -> list[tuple[str, int]]:
         """The abstract next steps of the voters with their votes, best first (ties by `tie`)."""
@@ -104,17 +106,18 @@ class Follower:
         return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
 
     def decide(self, live: Live, legal: Sequence[str]) -> Followed:
-        """The legal sub-goals the vote ranks, best first; the fallback's pick when none instantiates."""
-        positions, how = self.neighbours(live.situation)
-        votes = self.vote(positions)
-        picks: list[str] = []
-        for step, _ in votes:
-            sg = instantiate(step, live, legal)
-            if sg is not None and sg not in picks:
-                picks.append(sg)
-        if picks:
-            return Followed(tuple(picks), how, tuple(votes), len(positions))
-        return Followed(self.fall_back(live, legal), "fallback", tuple(votes), len(positions))
+        """The legal sub-goals the vote of the nearest level ranks, best first: a level none of whose steps
+        instantiates to a legal one gives way to the next; the fallback's pick when no level does."""
+        for positions, how in self.neighbours(live.situation):
+            votes = self.vote(positions)
+            picks: list[str] = []
+            for step, _ in votes:
+                sg = instantiate(step, live, legal)
+                if sg is not None and sg not in picks:
+                    picks.append(sg)
+            if picks:
+                return Followed(tuple(picks), how, tuple(votes), len(positions))
+        return Followed(self.fall_back(live, legal), "fallback")
 
     def fall_back(self, live: Live, legal: Sequence[str]) -> tuple[str, ...]:
         """`random`: one legal option other than Stop (Stop when it is the only one), seeded by the situation."""

@@ -64,7 +64,8 @@ def cost(rollouts: Iterable[Row]) -> dict[str, float]:
 
 def decided(rollouts: Iterable[Row]) -> dict[str, Any]:
     """How much the LLM decided: of the executed sub-goals, how many it chose among two or more offered ones
-    (step `chosen_by`: llm), how many a scaffold rule or a single legal option forced; the share is over executed
+    (step `chosen_by`: llm), how many the follower chose (follow: its own pick, no LLM between), how many a scaffold
+    rule or a single legal option forced; the shares are over executed
     sub-goals (None when none was executed, or the records predate `chosen_by`)."""
     steps = [s for r in rollouts for s in r["steps"] if s.get("chosen_by", "") not in ("none", "")]
     by = defaultdict(int)
@@ -72,7 +73,8 @@ def decided(rollouts: Iterable[Row]) -> dict[str, Any]:
         by[s["chosen_by"]] += 1
     executed = len(steps)
     return {"executed": executed, "llm": by["llm"], "rule": by["rule"], "single": by["single"],
-            "expert": by["expert"], "llm_share": _r(by["llm"] / executed) if executed else None}
+            "expert": by["expert"], "follow": by["follow"], "llm_share": _r(by["llm"] / executed) if executed else None,
+            "follow_share": _r(by["follow"] / executed) if executed else None}
 
 
 def intervals(rollouts: list[Row], samples: int, seed: int) -> dict[str, list[float]]:

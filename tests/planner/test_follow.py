@@ -91,6 +91,10 @@ def test_the_vote_the_tie_rule_and_the_fallback():
     # no exact match: the nearest by the common suffix of recent steps
     near = Follower(pool).decide(_live(("Navigation <parent>",) + b), legal)
     assert near.how == "nearest" and near.picks == ("Navigation Apple",)
+    # a level whose steps are not legal here (a role the task lacks, an <other>) gives way to the next level
+    backoff = Follower([_advice(a, "PickupObject <knife>"), _advice(a, "Navigation <other>"),
+                        _advice(b, "Navigation <appliance>")]).decide(_live(a), legal)
+    assert backoff.how == "nearest" and backoff.picks == ("Navigation Microwave",)
     # an empty pool, or a vote with nothing legal: the fallback, a seeded legal option other than Stop, said so
     empty = Follower([], seed=3)
     first = empty.decide(_live(a), legal)
