@@ -239,9 +239,18 @@ def require_reason(name: str, reason: str | None) -> None:
 
 
 def pool_read(config: str, hindsight_pool: str) -> str:
-    """The hindsight pool a configuration read, as the ledger names it: Actor_hind's file, 'emptied' for its emptied
+    """The hindsight pool a configuration read, as the ledger names it: the file's name and the first 12 hex digits of
+    its SHA-256 (no local path) for Actor_hind and the followers that read it, 'emptied' for Actor_hind's emptied
     self, '' for configurations that read none."""
-    return {"actor_hind": hindsight_pool, "actor_hind_empty": "emptied"}.get(config, "")
+    if config == "actor_hind_empty":
+        return "emptied"
+    reads = config == "actor_hind" or config.removesuffix("_true") in ("follow_hind", "follow_corr")
+    if not reads:
+        return ""
+    path = Path(hindsight_pool)
+    if not path.is_file():
+        return f"{path.name} (missing: empty)"
+    return f"{path.name} sha256:{hashlib.sha256(path.read_bytes()).hexdigest()[:12]}"
 
 
 def ledger_rows(bench: str, digest: str, runs: Sequence[dict[str, Any]], reason: str, commit: str
