@@ -4,11 +4,11 @@ set with the prompt `run_episode` builds there; each pick scored by the expert's
 Configurations: `actor_gt` (Actor_gt over the gt pool), `actor_hind` (Actor_hind over the hindsight pool; with an
 empty pool it answers without examples), `random` (a seeded uniform pick: the floor), `full_step` (the paper
 planner's whole step: adapter, both actors, critic, beam; `run_episode` from the state with a cap of one sub-goal) on
-the first `probe.full_step_states` states of a seeded order. The follower (planner/follow: no LLM, `retrieval.follow_*`)
-over a pool: `follow_empty` (no pool: its fallback), `follow_gt` (the gt pool), `follow_hind` (gt + the hindsight
-pool's samples), `follow_corr` (gt + the hindsight pool with the expert's corrections, stage pool_corrections), each
-with the arguments the adapter predicts at the state (one adapter call a state, shared by the four through the
-response cache), and each again with the task's true arguments (`..._true`: an upper bound). Writes data/probe/picks.jsonl,
+the first `probe.full_step_states` states of a seeded order. The follower (planner/follow: no LLM,
+`retrieval.follow_*`) over a pool: `follow_empty` (no pool: its fallback), `follow_gt` (the gt pool), `follow_hind`
+(gt + the hindsight pool's samples), `follow_corr` (gt + the hindsight pool with the expert's corrections, stage
+pool_corrections), each with the arguments the adapter predicts at the state (one adapter call a state, shared by
+the four), and each again with the task's true arguments (`..._true`: an upper bound). Writes data/probe/picks.jsonl,
 metrics/probe/<config>.json (optimal-pick rate and mean regret with 95% task-resampled intervals, by state kind and
 task type, beside random's exact rate), metrics/probe/actor_hind_vs_actor_gt.json (paired: a task-level sign-flip p
 and the state-level McNemar p on optimal picks, intervals of the differences) and metrics/probe.json (the declared

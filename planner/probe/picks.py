@@ -17,11 +17,11 @@ from planner.config import PlannerConfig
 from planner.follow.reader import Follower
 from planner.follow.situation import live_situation
 from planner.loop.episode import NO_SUBGOAL, paper_legal, run_episode
-from planner.loop.replay import new_env
 from planner.retrieval.grounding import classes_of
-from planner.probe.states import context, replay_state
+from planner.probe.states import context, replay_state, replay_trace
 from planner.scaffold.legal import named_classes
 from planner.search.actors import Actor
+from planner.search.assembly import make_adapter
 from planner.search.beam import Node
 from planner.search.generator import Belief
 from pools.records import ProbePick, ProbeState
@@ -101,21 +101,13 @@ def follow_records(config: str, records: Iterable[tuple[Any, str]]) -> list[tupl
 
 
 def probe_adapter(task: Task, pools: Any, client: Any, cfg: PlannerConfig) -> Adapter:
-    """The adapter of the paper planner's episode on the task: its examples retrieved by the instruction from the gt
-    pool, the task's own never."""
-    r = cfg.retrieval
-    examples = pools.retrieve("gt", task.instruction(0), r.adapter_k or r.k, exclude_task=task.id)
-    return Adapter.from_config(client, examples, cfg, pool=[s for s in pools.gt if s.task_id != task.id])
+    """The adapter of the paper planner's episode on the task (planner.search.assembly.make_adapter)."""
+    return make_adapter(task, pools, client, cfg)
 
 
 def state_trace(task: Task, state: ProbeState, cfg: PlannerConfig, seed: int) -> tuple[Any, list[tuple[str, str]]]:
     """The world after the state's steps and their trace: (sub-goal, the world's failure reason or '') pairs."""
-    env = new_env(task, cfg, seed)
-    trace = []
-    for sg in state.steps:
-        r = env.step(sg)
-        trace.append((sg, "" if r.ok else r.reason or "failed"))
-    return env, trace
+    return replay_trace(task, state.steps, cfg, seed)
 
 
 def follow_pick(follower: Follower, task: Task, state: ProbeState, cfg: PlannerConfig, seed: int,

@@ -34,6 +34,18 @@ VERB_KIND = {"Navigation": "walk", "PickupObject": "pickup", "PutObject": "put"}
 DROPPED = ("ended", "one_option", "no_better")  # why a candidate state is not kept (ProbeDropped)
 
 
+def replay_trace(task: Task, steps: Sequence[str], cfg: PlannerConfig, seed: int
+                 ) -> tuple[World, list[tuple[str, str]]]:
+    """The world after executing `steps` from the task's start (failed ones included), and their trace: (sub-goal,
+    the world's failure reason or '') pairs."""
+    env = new_env(task, cfg, seed)
+    trace = []
+    for sg in steps:
+        r = env.step(sg)
+        trace.append((sg, "" if r.ok else r.reason or "failed"))
+    return env, trace
+
+
 def replay_state(task: Task, steps: Sequence[str], cfg: PlannerConfig, seed: int) -> tuple[World, History]:
     """The world and the agent's history after executing `steps` from the task's start (failed ones included)."""
     env = new_env(task, cfg, seed)

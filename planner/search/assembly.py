@@ -109,6 +109,17 @@ def make_actor(pool: str, task: Task, pools: ExamplePools, client: Any, cfg: Pla
                  score_norm=cfg.search.score_norm)
 
 
+def make_adapter(task: Task, pools: ExamplePools, client: Any, cfg: PlannerConfig, exclude: tuple[str, ...] = (),
+                 instruction: str | None = None) -> Adapter:
+    """The adapter for a task: its examples the gt pool's nearest to the instruction the agent reads (default: the
+    task's first annotation), the task's own and those in `exclude` never (its gt_lexicon counts leave them out too)."""
+    text = task.instruction(0) if instruction is None else instruction
+    examples = pools.retrieve("gt", text, cfg.retrieval.adapter_k or cfg.retrieval.k, exclude_task=task.id,
+                              exclude_ids=exclude)
+    rest = [s for s in pools.gt if s.task_id != task.id and s.id not in exclude]
+    return Adapter.from_config(client, examples, cfg, pool=rest)
+
+
 def make_follower(role: str, task: Task, pools: ExamplePools, cfg: PlannerConfig, exclude: tuple[str, ...] = ()
                   ) -> FollowActor:
     """The follower over gt ('follow_gt') or gt and the hindsight pool with its corrections ('follow'), the task's
@@ -137,12 +148,7 @@ def build_planner(task: Task, variant: Variant, pools: ExamplePools, client: Any
                            whole_plans=variant.search == "replan", exclude=exclude, instruction=text)
         if actor.examples or actor.situations:  # e.g. no hindsight samples yet (collect): the others take the width
             actors.append(actor)
-    adapter = None
-    if variant.adapter:
-        examples = pools.retrieve("gt", text, cfg.retrieval.adapter_k or cfg.retrieval.k, exclude_task=task.id,
-                                  exclude_ids=exclude)
-        rest = [s for s in pools.gt if s.task_id != task.id and s.id not in exclude]  # gt_lexicon: leave-one-out too
-        adapter = Adapter.from_config(client, examples, cfg, pool=rest)
+    adapter = make_adapter(task, pools, client, cfg, exclude, text) if variant.adapter else None
     critic = None
     if variant.critic_pool:
         cexamples = pools.retrieve(variant.critic_pool, text, cfg.retrieval.k, exclude_task=task.id,
