@@ -61,7 +61,8 @@ def backend_rates(games_dir: str, random_per_game: int = 20, seed: int = 0) -> d
         sgs = plan + [rng.choice(legal_subgoals(classes)) for _ in range(random_per_game)]
         ours = Env(g.task, scene=g.scene, max_fails=10**9, max_steps=10**9, stop_on_success=False)
         t = time.perf_counter()
-        alf = AlfworldEnv(g.task, g, max_fails=10**9, max_steps=10**9, stop_on_success=False)
+        alf = AlfworldEnv(g.task, g, max_fails=10**9, max_steps=10**9, stop_on_success=False,
+                          view="scene")  # the same choices as ours (crosscheck)
         load_s += time.perf_counter() - t
         for env, acc in ((ours, "ours"), (alf, "alf")):
             t = time.perf_counter()

@@ -64,9 +64,10 @@ def check_backend(backend: str, games: str | Path | None, where: str = "params.y
 
 def open_env(task: Task, backend: str = "household", games: str | Path | None = None, *, seed: int = 0,
              max_fails: int = 10, max_steps: int = 1000, explore_budget: int = 400, scene: Scene | None = None,
-             stop_on_success: bool = True, max_actions: int = 0) -> EpisodeEnv:
+             stop_on_success: bool = True, max_actions: int = 0, alfworld_view: str = "text") -> EpisodeEnv:
     """A fresh episode of `task` on `backend` (for `alfworld`: the task's game under `games`; `scene` unused;
-    `max_actions`: ALFWorld commands at most, 0 = no budget; ours has no such commands)."""
+    `max_actions`: ALFWorld commands at most, 0 = no budget; ours has no such commands; `alfworld_view`: what the
+    ALFWorld backend's choices may read, `text` or `scene`, household.alfworld.env)."""
     check_backend(backend, games)
     if backend == "household":
         from household.expert.env import Env
@@ -77,7 +78,8 @@ def open_env(task: Task, backend: str = "household", games: str | Path | None = 
 
     game = game_for(task.id, games_dir(games))  # type: ignore[arg-type]
     return AlfworldEnv(task, game, seed=seed, max_fails=max_fails, max_steps=max_steps,
-                       explore_budget=explore_budget, stop_on_success=stop_on_success, max_actions=max_actions)
+                       explore_budget=explore_budget, stop_on_success=stop_on_success, max_actions=max_actions,
+                       view=alfworld_view)
 
 
 def backend_tasks(backend: str, games: str | Path | None) -> list[Task]:

@@ -37,7 +37,8 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "deep_proposals": ("all", "one"), "generator": ("belief", "llm"), "completion": ("stepwise", "line"),
     "unit": ("task", "step"),
     "completer": ("llm", "expert"),
-    "alfworld_goal": ("annotation", "templated"), "react_actions": ("admissible", "free"),
+    "alfworld_goal": ("annotation", "templated"), "alfworld_view": ("text", "scene"),
+    "react_actions": ("admissible", "free"),
     "decide": ("generate", "score"), "score_norm": ("sum", "mean"),
     "follow_similarity": ("suffix",), "follow_tie": ("pool_order", "alphabetical"), "follow_fallback": ("random",),
 }
@@ -199,6 +200,7 @@ class WorldConfig(Part):
     backend: str
     alfworld_games: str
     alfworld_goal: str
+    alfworld_view: str
     max_actions: int
 
 

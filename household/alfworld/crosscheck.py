@@ -3,7 +3,11 @@ executed in ALFWorld's engine through the ALFWorld backend; where the two worlds
 response. Both worlds are stepped side by side, and at every step what the agent is shown is compared field by field
 (`FIELDS`: whether the step ran and why not, place, holding, the objects seen with their states, what is here, where
 each seen object is): the expert's steps, and a seeded sample of non-expert steps (wrong walks, failed pickups, wrong
-puts, opening the wrong thing) replayed among them."""
+puts, opening the wrong thing) replayed among them.
+
+The backend runs here with `view: scene` (household.alfworld.env): our world's rules read the scene (the nearest
+place, our children lists), so the comparison is of what each engine does with the same choices; the evaluation's
+`text` view chooses from ALFWorld's text alone and is not compared step by step."""
 from __future__ import annotations
 
 import random
@@ -11,7 +15,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from household.alfworld.env import AlfworldEnv, AlfworldGame, load_games
+from household.alfworld.env import SCENE, AlfworldEnv, AlfworldGame, load_games
 from household.expert.env import Env
 from household.expert.expert import solve
 from household.world.ontology import PICKUPABLE
@@ -81,7 +85,8 @@ def step_check(game: AlfworldGame, seed: int = 0, wrong: int = 4) -> StepCheck:
         if sg is not None:
             steps.append((sg, True))
     ours = Env(game.task, seed=seed, scene=game.scene, max_fails=10**6, max_steps=10**9, stop_on_success=False)
-    alf = AlfworldEnv(game.task, game, seed=seed, max_fails=10**6, max_steps=10**9, stop_on_success=False)
+    alf = AlfworldEnv(game.task, game, seed=seed, max_fails=10**6, max_steps=10**9, stop_on_success=False,
+                      view=SCENE)
     counts = {True: [0, 0], False: [0, 0]}
     first: dict[str, Any] = {}
     for i, (sg, expert) in enumerate(steps):
@@ -122,7 +127,7 @@ class GameCheck:
 def check_game(game: AlfworldGame, seed: int = 0) -> GameCheck:
     """Run our expert on our scene of the game, then its plan through ALFWorld's engine."""
     ours = solve(game.task, seed=seed, scene=game.scene)
-    env = AlfworldEnv(game.task, game, seed=seed, max_fails=10**6, max_steps=10**9)
+    env = AlfworldEnv(game.task, game, seed=seed, max_fails=10**6, max_steps=10**9, view=SCENE)
     first: dict[str, Any] = {}
     for i, sg in enumerate(ours.plan):
         if env.done:
@@ -192,7 +197,8 @@ def differential(root: str | Path, runs: int = 4, steps: int = 80, seed: int = 0
         for run in range(runs):
             rng = random.Random(f"{g.task.id}|{seed}|{run}")
             ours = Env(g.task, seed=seed, scene=g.scene, max_fails=10**6, max_steps=10**9, stop_on_success=False)
-            alf = AlfworldEnv(g.task, g, seed=seed, max_fails=10**6, max_steps=10**9, stop_on_success=False)
+            alf = AlfworldEnv(g.task, g, seed=seed, max_fails=10**6, max_steps=10**9, stop_on_success=False,
+                              view=SCENE)
             for i in range(steps):
                 sg = plan[i % len(plan)] if rng.random() < 0.25 else rng.choice(legal)
                 a, b = shown(ours.step(sg)), shown(alf.step(sg))

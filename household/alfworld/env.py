@@ -4,18 +4,35 @@ ALFWorld's own TextWorld/PDDL engine, playing a `game.tw-pddl` offline (optional
 Who decides what. ALFWorld's engine holds the state and decides every action: a command runs only when the
 engine lists it as admissible, and the episode is won when the engine says so. The backend keeps only what the
 agent was told (the engine's text after each command: what is on or in a receptacle on arrival or opening, what
-was picked up or put down) and turns it into our `Observation`. From our import of the game's scene it takes the
-map alone (the receptacles' poses: travel costs, and the order `Navigation C` tries unvisited places, the same
-rule as `household.world.navigation`) and the names (PDDL id -> ALFWorld's 'apple 3', named as ALFWorld's Demangler
-does).
+was picked up or put down) and turns it into our `Observation`.
+
+What the agent's actions may read (`view`, params.yaml `world.alfworld_view`). `text` (the default): only what
+ALFWorld shows its agent, the intro (the room's receptacles, in its order), each answer of the engine and the
+admissible commands. Every choice the backend makes for a sub-goal comes from them by a named rule: places rank in
+the order the intro lists them (`intro_order`); `Navigation C` goes to the first known C in that order, else explores
+the unvisited receptacles in that order; `PickupObject X` takes the first X the engine listed where the agent stands
+whose `take` is admissible (then the first listed); objects are shown in the order the engine listed them; a
+receptacle's open/closed is what the engine said on arrival; the microwave's and the faucets' switches (the
+backend's own) start off, as do lamps; a sliced object is one the agent sliced. ALFRED's step limit (`max_steps`)
+is not applied: its steps are travel over the scene's poses, which ALFWorld never shows (the field's budget is
+`max_actions`). `scene`: the backend as it was before `text`, kept for `hindsight world crosscheck` (which compares
+it with our world, whose rules read the scene) and for measuring what the scene was worth: from our import of the
+game's scene it takes the map (the receptacles' poses: the nearest known C, and the order
+`Navigation C` tries unvisited places, cheapest first within `explore_budget`, the same rule as
+`household.world.navigation`), the pick-up and display order of our children lists, where an object listed at two
+receptacles stands, the initial open/on states and the lamps' and slices' facts. In both views the names come from
+the game's PDDL (PDDL id -> ALFWorld's 'apple 3', named as ALFWorld's Demangler does; the class is the one the name
+shows), and the expert, the cost-to-go and the metrics (GC from the engine's facts, `low_steps` from the poses) may
+read the game; the agent's actions may not (tests/household/alfworld/test_text_view.py moves every pose and finds
+the same commands).
 
 Where the two action spaces differ, and how each difference is resolved:
 - Navigation. Ours: `Navigation C` to a class (a receptacle, or an object: walk to where it was seen), exploring
   unvisited places cheapest first when no C is known. ALFWorld: `go to R` to one receptacle instance. Resolved:
-  the backend picks the instance by our rule and issues one `go to` per place walked through (exploration walks
-  and looks at each place in turn). ALFWorld's intro lists every receptacle of the room; the backend reports a
-  place as seen only once visited, as ours does. A floor lamp (a place in ours, an object in ALFWorld) is reached
-  by going to the receptacle that holds it.
+  the backend picks the instance by the view's rule (above) and issues one `go to` per place walked through
+  (exploration walks and looks at each place in turn). ALFWorld's intro lists every receptacle of the room; the
+  backend reports a place as seen only once visited, as ours does. A floor lamp (a place in ours, an object in
+  ALFWorld) is reached by going to the receptacle that holds it (under `text`, once the engine listed it there).
 - Pick up / put. `PickupObject X` -> `take x N from r M` (the first X seen where the agent stands, scene order);
   `PutObject X R` -> `put x N in/on r M` where the agent stands at an R. Putting into a movable receptacle (bowl,
   plate) is ALFWorld's `put ... in/on` on that receptacle when the engine lists it; ALFWorld's own actions for
@@ -53,8 +70,8 @@ Where the two action spaces differ, and how each difference is resolved:
   the engine's facts (inReceptacle, isHot/isCool/isClean, isSliced, holds, isOn); ALFWorld's `cool` deletes isHot
   and `heat` deletes isCool (states there, histories in ALFRED and ours).
 - Steps. Low-level steps are counted as ours counts them (travel cost between the places' poses, one per
-  interaction), so that ALFRED's max_steps means the same on both backends; the engine's own command count is
-  `engine_commands`.
+  interaction: a metric), so that ALFRED's max_steps means the same on both backends under `scene`; the engine's
+  own command count is `engine_commands`.
 - ALFWorld actions (the field's budget: 50 per game, `max_actions`). Every command a sub-goal issues counts as
   ALFWorld counts its agent's actions, including one the engine would answer 'Nothing happens.': `Navigation C`
   costs one `go to` per place walked through (an exploration of 3 places is 3), `PickupObject` 1 (2 when the
@@ -95,6 +112,8 @@ _FACT = re.compile(r"\(\s*([A-Za-z]+)\s+([^()]*?)\s*\)")
 _DUE_AT = {"Microwave": "heat", "Fridge": "cool", "SinkBasin": "clean"}
 GOAL_LINE = "Your task is to: "  # ALFWorld's templated goal follows it in the game's opening text
 NOTHING = "Nothing happens."  # ALFWorld's answer to a command it does not admit
+TEXT, SCENE = "text", "scene"
+VIEWS = (TEXT, SCENE)  # world.alfworld_view: what the agent's actions may read (module docstring)
 
 
 def alfworld_available() -> bool:
@@ -267,7 +286,11 @@ class AlfworldEnv:
     backend = "alfworld"
 
     def __init__(self, task: Task, game: AlfworldGame, seed: int = 0, max_fails: int = 10, max_steps: int = 1000,
-                 explore_budget: int = 400, stop_on_success: bool = True, max_actions: int = 0) -> None:
+                 explore_budget: int = 400, stop_on_success: bool = True, max_actions: int = 0,
+                 view: str = TEXT) -> None:
+        if view not in VIEWS:
+            raise ValueError(f"params.yaml: world.alfworld_view: expected one of {list(VIEWS)}, not {view!r}")
+        self.view = view
         self.task, self.game, self.scene = task, game, game.scene
         self.seed, self.max_fails, self.max_steps = seed, max_fails, max_steps
         self.max_actions = max_actions  # ALFWorld commands at most (0: no budget)
@@ -298,6 +321,7 @@ class AlfworldEnv:
         # the opening after TextWorld's banner, its paragraphs joined by one newline, as ReAct reads it
         self.welcome = self._named("\n".join(opening.split("\n\n")[1:]).strip())
         self.goal = self.welcome.rsplit(GOAL_LINE, 1)[-1].strip() if GOAL_LINE in self.welcome else ""
+        self.intro_order = self._intro_order()
         self._capped = False
         self.at: str | None = None  # place id
         self.holding: str | None = None  # ALFWorld name of the held object
@@ -309,15 +333,18 @@ class AlfworldEnv:
         # standing on another at both: a mug in the coffee machine on the counter)
         self.where: dict[str, list[str]] = {}
         self.contents: dict[str, list[str]] = {}  # place id -> object names seen on/in it (last look)
-        self.open: dict[str, bool] = {p.id: p.id in self.scene.open_places
+        scene = self.view == SCENE  # text: nothing of the scene's states; the engine's text sets them (docstring)
+        self.open: dict[str, bool] = {p.id: scene and p.id in self.scene.open_places
                                       for p in self.scene.places if p.cls in CONTAINERS}
         self.power: dict[str, bool] = {}  # microwave place id / faucet (basin place id) -> on, kept here
         self.lamp_power: dict[str, bool] = {}  # lamp name -> on, once toggled (`_lamp_on`)
+        self.sliced: set[str] = set()  # objects the agent sliced (text: `object_class`)
         for p in self.scene.places:
             if p.cls == "Microwave":
-                self.power[p.id] = p.id in self.scene.on_places
+                self.power[p.id] = scene and p.id in self.scene.on_places
             elif p.cls == "SinkBasin":
-                self.power[p.id] = any(o.cls == "Faucet" and o.parent == p.id and o.is_on for o in self.scene.objects)
+                self.power[p.id] = scene and any(o.cls == "Faucet" and o.parent == p.id and o.is_on
+                                                 for o in self.scene.objects)
         self.due: dict[str, set[str]] = {}  # object name -> effects owed when it leaves the appliance
         self.done_effects: dict[str, set[str]] = {}  # object name -> hot/cold/clean the agent caused
         self.moved: set[str] = set()  # objects the agent has picked up (no longer where the scene put them)
@@ -325,7 +352,7 @@ class AlfworldEnv:
         # stack over each holder's children: the last put first). `_kids` mirrors our children lists (holder ->
         # keys: ALFWorld names, or our id for an object the game lacks, as the faucet the backend keeps);
         # `seen_order` is seen_objs in that order, with the basins' faucets.
-        self._kids, self._faucet_at = self._children()
+        self._kids, self._faucet_at = self._children() if scene else ({}, self._intro_faucets())
         self.seen_order: dict[str, None] = {}
 
     # ------------------------------------------------------------------ names and map
@@ -354,7 +381,7 @@ class AlfworldEnv:
         # Openable objects (box, laptop) keep the open/closed of our import: ALFWorld cannot open or close them.
         scene_open = {o.id.lower(): o.is_open for o in self.scene.objects if o.cls in OPENABLE}
         self.obj_open = {self.name_of[k]: scene_open[decode_name(k).lower()] for k in self.name_of
-                         if decode_name(k).lower() in scene_open}
+                         if decode_name(k).lower() in scene_open} if self.view == SCENE else {}
         parent = {o.id.lower(): o.parent for o in self.scene.objects}
         self.scene_parent = {self.name_of[k]: parent[decode_name(k).lower()] for k in self.name_of
                              if decode_name(k).lower() in parent}  # the place our import holds it in
@@ -384,6 +411,29 @@ class AlfworldEnv:
         rng = random.Random(f"explore|{self.task.id}|{self.seed}")  # the same tie-break as household.world.navigation
         self._tie = {p.id: rng.random() for p in self.scene.places}
 
+    def _intro_order(self) -> dict[str, int]:
+        """Place id -> its rank in the intro's list of receptacles ('you see a cabinet 6, a cabinet 5, ...'); a
+        place the intro does not list (a floor lamp standing in no receptacle) is not in it."""
+        listed = {name: i for i, name in enumerate(_listed(self.welcome))}
+        return dict(sorted(((pid, listed[name]) for name, pid in self.place_of_name.items() if name in listed),
+                           key=lambda kv: kv[1]))
+
+    def _intro_faucets(self) -> dict[str, str]:
+        """The faucet the backend keeps at each sink basin the intro lists (key -> basin place id)."""
+        return {f"faucet of {self.place_name[pid]}": pid for pid in self.intro_order
+                if self._places[pid].cls == "SinkBasin"}
+
+    def _first(self, at: str | None, places: list[str]) -> str:
+        """The place a choice among `places` takes, from `at`: under `text` the first in the intro's order, under
+        `scene` the nearest by the scene's poses (seeded tie-break, as household.world.navigation)."""
+        if self.view == TEXT:
+            return min(places, key=lambda p: (self.intro_order.get(p, len(self.intro_order)), p))
+        return min(places, key=lambda p: (self._dist(at, p), self._tie[p]))
+
+    def _explorable(self) -> list[str]:
+        """The places exploration may walk to: under `text` the intro's receptacles, under `scene` every place."""
+        return list(self.intro_order) if self.view == TEXT else list(self._places)
+
     def scene_place(self, pid: str) -> Any:
         """The scene's place of an id."""
         return self._places[pid]
@@ -402,7 +452,7 @@ class AlfworldEnv:
     def object_class(self, name: str) -> str:
         """Our class of an ALFWorld object name (a sliced X reads as XSliced)."""
         cls = self.cls_of.get(name, "")
-        if cls in SLICED_OF and self._flag("issliced", name):
+        if cls in SLICED_OF and (name in self.sliced if self.view == TEXT else self._flag("issliced", name)):
             return SLICED_OF[cls]
         return cls
 
@@ -444,7 +494,10 @@ class AlfworldEnv:
         return kids, faucets
 
     def _order_at(self, pid: str) -> dict[str, int]:
-        """Keys at a place in our `visible` order (open or closed alike)."""
+        """Keys at a place in our `visible` order (open or closed alike); under `text`, the order the engine last
+        listed them there."""
+        if self.view == TEXT:
+            return {k: i for i, k in enumerate(self.contents.get(pid, []))}
         out: list[str] = []
         stack = list(self._kids.get(pid, ()))
         while stack:
@@ -500,6 +553,8 @@ class AlfworldEnv:
         """The place an object is reported at, among those whose last look listed it: where our import holds it
         (a mug in the coffee machine, not the counter under it), else the first."""
         places = self.where[name]
+        if self.view == TEXT:
+            return places[0]  # where it was first listed
         return self.scene_parent[name] if len(places) > 1 and self.scene_parent.get(name) in places else places[0]
 
     def _place_text(self, pid: str) -> str:
@@ -539,7 +594,10 @@ class AlfworldEnv:
         if self._done_reason:
             return StepResult(False, f"episode is over ({self._done_reason})", self.observe(), True)
         sg, reason = run_subgoal(subgoal, self._dispatch)
-        self._done_reason = record_step(self, subgoal, sg, reason) or ("max_actions" if self._capped else "")
+        ended = record_step(self, subgoal, sg, reason)
+        if ended == "max_steps" and self.view == TEXT:  # travel over the poses: not the text agent's (docstring)
+            ended = ""
+        self._done_reason = ended or ("max_actions" if self._capped else "")
         return StepResult(not reason, reason, self.observe(), bool(self._done_reason))
 
     @property
@@ -636,15 +694,16 @@ class AlfworldEnv:
         at = self.at
         known = self._known_targets(cls, is_place)
         if known and at not in known:
-            return self._walk(min(known, key=lambda p: (self._dist(at, p), self._tie[p])))
+            return self._walk(self._first(at, known))
         others = [p for p in known if p != at]
         if others and not is_place:  # another seen object of the class (household.world.navigation)
-            return self._walk(min(others, key=lambda p: (self._dist(at, p), self._tie[p])))
-        unvisited = [p for p in self._places if p not in self.visited]
+            return self._walk(self._first(at, others))
+        unvisited = [p for p in self._explorable() if p not in self.visited]
         cur, spent = at, 0
         while unvisited:
-            nxt = min(unvisited, key=lambda p: (self._dist(cur, p), self._tie[p]))
-            spent += self._dist(cur, nxt)
+            nxt = self._first(cur, unvisited)
+            if self.view == SCENE:  # the budget is travel over the poses (text: the action budget bounds it)
+                spent += self._dist(cur, nxt)
             if spent > self.explore_budget:
                 if at in known:
                     return self._walk(at) if cur != at else ""
@@ -661,9 +720,9 @@ class AlfworldEnv:
                     cls == "Faucet" and self._places[nxt].cls == "SinkBasin"):
                 return ""
         if at in known:
-            if others:
-                return self._walk(min(others, key=lambda p: (self.last_visit.get(p, -1), self._dist(cur, p),
-                                                              self._tie[p])))
+            if others:  # the one visited longest ago
+                last = min(self.last_visit.get(p, -1) for p in others)
+                return self._walk(self._first(cur, [p for p in others if self.last_visit.get(p, -1) == last]))
             return self._walk(at) if cur != at else ""
         return f"{cls} not found"
 
@@ -674,7 +733,7 @@ class AlfworldEnv:
             if exploring:  # ours walks past it and sees nothing there; so does the backend, without a command
                 self.at = pid
                 self.visited.add(pid)
-                self.last_visit[pid] = self.low_steps
+                self.last_visit[pid] = self._clock()
                 self.seen_places.setdefault(pid, None)  # the lamp itself is seen, as in ours
                 return ""
             return f"{self._places[pid].cls} cannot be reached in ALFWorld (no receptacle there)"
@@ -689,10 +748,14 @@ class AlfworldEnv:
             return self._refused(f"go to {name}")
         self.at = pid
         self.visited.add(pid)
-        self.last_visit[pid] = self.low_steps
+        self.last_visit[pid] = self._clock()
         self.seen_places.setdefault(pid, None)
         self._look(pid, feedback)
         return ""
+
+    def _clock(self) -> int:
+        """When a visit happened: low-level steps under `scene` (as ours), ALFWorld commands sent under `text`."""
+        return self.low_steps if self.view == SCENE else len(self.transcript)
 
     def _look(self, pid: str, feedback: str) -> None:
         """Record what ALFWorld said is on/in the receptacle (or that it is closed)."""
@@ -705,7 +768,12 @@ class AlfworldEnv:
         # An object in a receptacle standing on another (a mug in the coffee machine on the counter) is listed at
         # both; until the agent moves it, it is seen only where our import holds it, as in ours.
         listed = [n for n in _listed(feedback) if n in self.cls_of and self.cls_of[n] != "Faucet"
-                  and (n in self.moved or self.scene_parent.get(n) not in self._places or self.scene_parent[n] == pid)]
+                  and (self.view == TEXT or n in self.moved or self.scene_parent.get(n) not in self._places
+                       or self.scene_parent[n] == pid)]
+        if self.view == TEXT:  # a floor lamp the engine lists here is seen, reached by going here
+            for lamp_pid, lamp in self.lamp_name.items():
+                if lamp in listed and self.place_name.get(lamp_pid) == self.place_name.get(pid):
+                    self.seen_places.setdefault(lamp_pid, None)
         for n in self.contents.get(pid, []):
             if n not in listed and pid in self.where.get(n, ()):
                 self.where[n].remove(pid)  # no longer there
@@ -723,7 +791,11 @@ class AlfworldEnv:
         """Visible objects of `cls` where the agent stands, as our `find_here` takes them: those standing at the place
         itself first, each group in our `visible` order (scene order for an object our import lacks)."""
         names = [n for n in self._visible() if self.object_class(n) == cls]
-        order, direct = self._order_at(self.at or ""), set(self._kids.get(self.at or "", ()))
+        order = self._order_at(self.at or "")
+        if self.view == TEXT:  # those the engine would let the agent take first (not inside a bowl), as listed
+            admissible, here = set(self.admissible()), self.place_name.get(self.at or "", "")
+            return sorted(names, key=lambda n: (f"take {n} from {here}" not in admissible, order.get(n, len(order))))
+        direct = set(self._kids.get(self.at or "", ()))
         return sorted(names, key=lambda n: (n not in direct, order.get(n, len(order)), self._rank.get(n, 0)))
 
     def _pickup(self, cls: str) -> str:
@@ -853,7 +925,7 @@ class AlfworldEnv:
     def _lamp_on(self, name: str) -> bool:
         # `use` never makes the engine's isOn true (its facts read not_ison and istoggled after any number of uses),
         # so the backend keeps a lamp's on/off from the engine's initial state, as it keeps the microwave's.
-        return self.lamp_power.get(name, self._flag("ison", name))
+        return self.lamp_power.get(name, self.view == SCENE and self._flag("ison", name))
 
     def _slice(self, cls: str) -> str:
         if cls not in SLICEABLE:
@@ -867,6 +939,7 @@ class AlfworldEnv:
         ran, _ = self._run(f"slice {names[0]} with {held}")
         if not ran:
             return self._refused(f"slice {names[0]} with {held}")
+        self.sliced.add(names[0])
         return ""
 
     # ------------------------------------------------------------------ goal conditions over the engine's facts
@@ -924,5 +997,5 @@ class AlfworldEnv:
         return met, total
 
 
-__all__ = ["AlfworldEnv", "AlfworldGame", "GAME_FILE", "INSTALL_HINT", "alfworld_available",
+__all__ = ["AlfworldEnv", "AlfworldGame", "GAME_FILE", "INSTALL_HINT", "SCENE", "TEXT", "VIEWS", "alfworld_available",
            "check_game_file", "find_game_dirs", "game_for", "load_game", "load_games", "require_alfworld"]

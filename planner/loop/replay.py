@@ -16,7 +16,8 @@ def new_env(task: Task, cfg: PlannerConfig | None = None, seed: int | None = Non
     cfg = cfg or PlannerConfig()
     return open_env(task, cfg.world.backend, cfg.world.alfworld_games, seed=cfg.world.seed if seed is None else seed,
                     max_fails=cfg.world.max_fails, max_steps=cfg.world.max_steps,
-                    explore_budget=cfg.world.explore_budget, scene=scene, max_actions=cfg.world.max_actions)
+                    explore_budget=cfg.world.explore_budget, scene=scene, max_actions=cfg.world.max_actions,
+                    alfworld_view=cfg.world.alfworld_view)
 
 
 def replay(task: Task, steps: Sequence[str], cfg: PlannerConfig | None = None, seed: int | None = None,

@@ -17,7 +17,7 @@ from planner.scaffold.deviations import (AUTO, BY_KEY, DEVIATIONS, FAITHFUL, SCA
 ROOT = Path(__file__).resolve().parents[2]
 PARAMS = yaml.safe_load((ROOT / "params.yaml").read_text(encoding="utf-8"))
 NOT_PARAMS = {"variant", "extra", "seed", "max_fails", "max_steps", "explore_budget", "backend", "alfworld_games",
-              "alfworld_goal", "max_actions"}
+              "alfworld_goal", "alfworld_view", "max_actions"}
 
 
 def keys(params: dict[str, Any]) -> list[str]:
