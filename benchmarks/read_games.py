@@ -7,7 +7,8 @@ HINDSIGHT_JOURNAL_DIR keeps it; the last line of a game wins). Per variant: game
 ended (stop reasons), the failures that ended at the agent's own Stop (median sub-goals and GC), the failures that
 end in a loop or a cycle (at most 2 or at most 4 distinct commands in their last 10; ReAct's thoughts left out),
 the adapter's argument accuracy, the share of executed sub-goals the LLM decided, and ReAct's re-asked commands.
-`--game TEXT` prints, per variant, the steps of the games whose id or goal holds TEXT (to read them). No model runs.
+`--game TEXT` prints, per variant, the steps of the games whose id or goal holds TEXT (to read them; a ReAct turn
+that was asked again constrained to the admissible commands reads "(re-asked)"). No model runs.
 """
 from __future__ import annotations
 
@@ -117,7 +118,8 @@ def game_steps(by_variant: dict[str, list[Row]], text: str, limit: int) -> list[
                 offered = ", ".join(f"{c['subgoal']}" + (f" {c['value']:.2f}" if c.get("value") is not None else "")
                                     for c in s.get("candidates") or [])
                 out.append(f"{i:3d}. {s['subgoal']} [{'ok' if s['ok'] else 'failed: ' + (s.get('reason') or '')}]"
-                           f" by {s.get('chosen_by', '?')}" + (f"; offered: {offered}" if offered else ""))
+                           f" by {s.get('chosen_by', '?')}" + (" (re-asked)" if s.get("reasked") else "")
+                           + (f"; offered: {offered}" if offered else ""))
     return out
 
 

@@ -214,15 +214,20 @@ class StepRecord(Record):
         description="who chose the step: llm (among two or more offered), rule (the scaffold's rules left one of "
                     "several), single (one legal), expert, none (nothing proposed), follow (the follower's own pick: "
                     "no LLM actor and no critic); '' before this field")] = ""
+    reasked: Annotated[bool, Field(
+        description="a ReAct turn whose command, as the model wrote it, was not among the engine's admissible "
+                    "commands, so that it was asked again constrained to them (planner.react_actions: admissible; "
+                    "the command executed is the re-ask's); false on every other turn and step, and in records "
+                    "written before this field")] = False
 
     @classmethod
     def new(cls, *, subgoal: str, ok: bool, reason: str, observation: str, pddl_pred: dict[str, Any],
-            candidates: list[dict[str, Any]], repeat_fail: int = 0, legal: int = 0, chosen_by: str = ""
-            ) -> "StepRecord":
+            candidates: list[dict[str, Any]], repeat_fail: int = 0, legal: int = 0, chosen_by: str = "",
+            reasked: bool = False) -> "StepRecord":
         """Build a step record (checked with its rollout)."""
         return cls.model_construct(subgoal=subgoal, ok=ok, reason=reason, observation=observation,
                                    pddl_pred=pddl_pred, candidates=candidates, repeat_fail=repeat_fail, legal=legal,
-                                   chosen_by=chosen_by)
+                                   chosen_by=chosen_by, reasked=reasked)
 
 
 class Plw(Contract):
@@ -262,7 +267,7 @@ class EpisodeMetrics(Contract):
 class Rollout(Record):
     """One episode of a planner variant on a task (pools.records.Rollout)."""
 
-    model_config = _artifact("One episode of a planner variant on a task", "3.3.0")
+    model_config = _artifact("One episode of a planner variant on a task", "3.4.0")
 
     id: Id
     task_id: Id

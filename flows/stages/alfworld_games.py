@@ -2,11 +2,13 @@
 `world.alfworld_games`.
 
 Two layouts are understood. alfworld-download's own (`json_2.1.1/`): split folders `train/`, `valid_seen/`,
-`valid_unseen/` (and `valid_train/`), each holding `TYPE-.../trial_.../game.tw-pddl`; evaluate plays every game of
-the split folders `evaluate.splits` names (valid_unseen: the 134 games peers report on) and reports each under its
-split name; collect practises on the ground-truth pool's tasks that have a game in `train/`. Or a folder of bare
-games (the three samples): one split, 'alfworld', that evaluate plays; collect has no train games there and stops,
-saying what to point at.
+`valid_unseen/` (and `valid_train/`), each holding `TYPE-.../trial_.../game.tw-pddl`; evaluate plays the games of
+the split folders `evaluate.splits` names (valid_unseen: the 134 games peers report on) that `evaluate.task_set`
+holds (as in our world: heldout = outside the dev set; profiles/alfworld.yaml plays all 134 and its figures are
+also given outside the dev set) and reports each under its split name; collect practises on the ground-truth
+pool's tasks that have a game in `train/`. Or a folder of bare games (the three samples): one split, 'alfworld',
+that evaluate plays (in `evaluate.task_set` too); collect has no train games there and stops, saying what to point
+at.
 """
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from typing import Any
 from household.alfworld.env import game_dir_for
 from household.backends import backend_tasks, check_backend
 from household.world import resources
+from household.world.tasks import in_task_set
 from pools.records import PoolItem, Sample
 from pools.select import practice_samples, stratified
 
@@ -77,15 +80,18 @@ def eval_split_dirs(params: dict[str, Any]) -> list[tuple[str, Path]]:
 
 
 def game_rows(params: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """Items (id, split, task_type, seed) and tasks by id for the games evaluate plays (every game of each split,
-    or `evaluate.alfworld_per_type` of each type, seeded by world.seed: the same games for every variant), each task
-    carrying its split's name; a missing or malformed game raises naming its file."""
+    """Items (id, split, task_type, seed) and tasks by id for the games evaluate plays: the games of each split in
+    `evaluate.task_set` (as in our world: heldout = the games whose ALFRED spec is outside the dev set,
+    household/data/dev_set.json; dev; all), then all of them or `evaluate.alfworld_per_type` of each type, seeded
+    by world.seed (the same games for every variant); each task carries its split's name. A missing or malformed
+    game raises naming its file."""
     seed = int(params["world"]["seed"])
     per_type = int(params["evaluate"].get("alfworld_per_type", 0))
+    task_set = str(params["evaluate"]["task_set"])
     rows: list[dict[str, Any]] = []
     tasks: dict[str, Any] = {}
     for split, folder in eval_split_dirs(params):
-        games = backend_tasks("alfworld", folder)
+        games = [t for t in backend_tasks("alfworld", folder) if in_task_set(t.id, task_set)]
         found = [{"id": t.id, "split": split, "task_type": t.task_type, "seed": seed} for t in games]
         keep = {r["id"] for r in stratified(found, per_type, seed, split=split)}
         tasks.update({t.id: replace(t, split=split) for t in games if t.id in keep})  # the split it was played in

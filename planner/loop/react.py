@@ -7,7 +7,9 @@ and never reaches the engine. The turn budget is `world.max_actions` and counts 
 runs 49 turns, thoughts included, and sends thoughts to the engine, which answers 'Nothing happens.' shown as
 'OK.'); the engine's action count holds commands only. Success is the engine's `won`. Every turn is a step of the
 record: the line written, whether the engine did something, the observation it followed, how many commands were
-admissible.
+admissible, and whether it was re-asked (`reasked`: under `planner.react_actions: admissible`, the command the model
+wrote was not among the admissible ones and the command executed is the constrained re-ask's; ReAct's published
+setting, `free`, never re-asks). The record's metrics name the setting (`react_actions`).
 """
 from __future__ import annotations
 
@@ -41,7 +43,7 @@ class ReactPolicy:
 
     def internals(self) -> dict[str, Any]:
         return {"react_thinks": self.thinks, "react_constrained": self.agent.constrained,
-                "actor_calls": self.agent.calls}
+                "react_actions": self.agent.actions, "actor_calls": self.agent.calls}
 
 
 def run_react(task: Task, client: Any, cfg: PlannerConfig, seed: int) -> tuple[Any, ReactPolicy, list[StepRecord],
@@ -68,7 +70,8 @@ def run_react(task: Task, client: Any, cfg: PlannerConfig, seed: int) -> tuple[A
             prompt += turn_text(turn.text, answer)
             ok, reason = answer != NOTHING, "" if answer != NOTHING else answer
         steps.append(StepRecord.new(subgoal=turn.text, ok=ok, reason=reason, observation=observation, pddl_pred={},
-                                    candidates=[], legal=len(admissible), chosen_by="llm"))
+                                    candidates=[], legal=len(admissible), chosen_by="llm",
+                                    reasked=turn.constrained))
         if turn.kind != "think":
             observation = answer
     stop = env.done_reason or "max_actions"

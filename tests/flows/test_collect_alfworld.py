@@ -100,9 +100,13 @@ def test_evaluate_plays_the_split_folders_evaluate_splits_names(tmp_path, monkey
     root = _download_layout(tmp_path)
     params = _workspace(tmp_path, root)
     monkeypatch.chdir(tmp_path)
+    games = sorted(g.task.id for g in load_games(SAMPLES))
+    params["evaluate"]["task_set"] = "all"
     planned = evaluate.plan(params, "llm_planner", "fail")
-    assert sorted(i for i, _ in planned.items) == sorted(g.task.id for g in load_games(SAMPLES))
+    assert sorted(i for i, _ in planned.items) == games
     assert {row["split"] for _, row in planned.items} == {"valid_unseen"} and eval_splits(params) == ["valid_unseen"]
+    params["evaluate"]["task_set"] = "heldout"  # as in our world: the games of dev-set specs left out (two of three)
+    assert [i for i, _ in evaluate.plan(params, "llm_planner", "fail").items] == [g for g in games if "SoapBar" in g]
     params["evaluate"]["splits"] = ["valid_seen"]
     with pytest.raises(ValueError, match=r"evaluate\.splits \['valid_seen'\]: no such split folder .*"
                                          r"it holds \['train', 'valid_unseen'\]"):
