@@ -19,6 +19,7 @@
     views/        a pool's records as training data: samples and decisions as the planner's prompts show them (rows.py)
     config.py     PlannerConfig, from params.yaml (checked against the scaffold's registry)
     variants.py   the variants as data (which pools, actors, critic and search a run uses)
+    agents.py     what each variant is, as its rows are named (ReAct as published, the paper's planner, the scaffold)
 
 Imports point down. At the bottom, prompts/ and scaffold/ import nothing else of planner/; retrieval/ and adapter/
 (on prompts/); follow/ on retrieval/ and scaffold/; config.py on scaffold/ and variants.py; search/ on all of these;

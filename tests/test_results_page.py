@@ -58,7 +58,7 @@ def test_keep_trims_pairs_and_needs_a_commit(tmp_path: Path, monkeypatch: pytest
     text = m.page(m.load_kept(tmp_path / "kept"))
     assert "commit `abc1234`" in text and "task set **heldout** (2 tasks" in text and "a note" in text
     assert "\nA note citing a tracker\n" in text and "Iss" + "ue 7" not in text  # printed without it
-    assert "| paper (none) | hindsight | 2 | 1/2 (50%) |" in text and "McNemar exact p = 1.000" in text
+    assert "| the paper's planner | hindsight | 2 | 1/2 (50%) |" in text and "McNemar exact p = 1.000" in text
 
 
 def _curve_out() -> dict:
@@ -141,6 +141,11 @@ def test_a_kept_ladder_is_tabled_with_its_set_and_drawn_in_the_report(tmp_path: 
     assert '<svg id="ladder"' in html and html.count("<rect") == 3 + 3  # three bars, three legend swatches
 
 
+# Three ALFWorld games: the second's ALFRED spec is in the dev set (household/data/dev_set.json), the others are not.
+G1, G2, G3 = ("pick_and_place_simple-Mug-None-Desk-308/trial_1", "pick_and_place_simple-Pencil-None-Shelf-308/trial_2",
+              "look_at_obj_in_light-AlarmClock-None-DeskLamp-308/trial_3")
+
+
 def _alfworld_workspace(root: Path) -> Path:
     """A pipeline workspace's outputs as the ALFWorld profile leaves them: two agents on the same three games."""
     import yaml
@@ -156,13 +161,15 @@ def _alfworld_workspace(root: Path) -> Path:
                 "metrics": {"scaffold": "none", "alfworld_actions": actions, "stop_reason": "success" if ok else
                             "max_actions"}}
 
-    games = [("g1", "pick_and_place_simple"), ("g2", "pick_and_place_simple"), ("g3", "look_at_obj_in_light")]
-    runs = {"react": [ep(g, t, g == "g1", 50) for g, t in games],
-            "hindsight": [ep(g, t, g in ("g1", "g3"), 20) for g, t in games]}
+    games = [(G1, "pick_and_place_simple"), (G2, "pick_and_place_simple"), (G3, "look_at_obj_in_light")]
+    runs = {"react": [ep(g, t, g == G1, 50) for g, t in games],
+            "hindsight": [ep(g, t, g in (G1, G3), 20) for g, t in games]}
     params = {"evaluate": {"task_set": "heldout", "splits": ["valid_unseen"], "per_type": 1, "max_tasks": 0,
                            "alfworld_per_type": 8, "world": {"backend": "alfworld", "max_actions": 50},
                            "variants": {"react": {"search": "react", "pool": "gt"},
-                                        "hindsight": {"search": "beam", "planner": {"scaffold": "none"}}}},
+                                        "hindsight": {"actors": ["gt", "hind"], "critic": "critic", "adapter": True,
+                                                      "search": "beam", "pool": "hindsight",
+                                                      "planner": {"scaffold": "none"}}}},
               "planner": {"scaffold": "full"}}
     (root / "params.yaml").parent.mkdir(parents=True, exist_ok=True)
     (root / "params.yaml").write_text(yaml.safe_dump(params))
@@ -193,8 +200,10 @@ def test_a_kept_alfworld_run_is_tabled_beside_the_published_rows(tmp_path: Path,
     assert kept["details"]["react"]["seconds_per_game"] == 200.0  # the median of the timing lines
     assert kept["details"]["hindsight"]["by_type"]["look_at_obj_in_light"]["sr"] == 1.0
     text = "\n".join(m.run_section(kept))
-    assert "| ReAct: react | 3 | 33.3% [" in text and "| paper (none): hindsight | 3 | 66.7% [" in text
-    assert "| ReAct | Qwen2.5-1.5B-Instruct | 12.8% | GiGPO (arXiv 2505.10978), Table 1 |" in text
+    assert kept["agents"] == {"react": "react_reask", "hindsight": "paper"}
+    assert "| ReAct + constrained re-ask (ours): react | 3 | 33.3% [" in text
+    assert "| the paper's planner: hindsight | 3 | 66.7% [" in text
+    assert "| ReAct | Qwen2.5-1.5B-Instruct | 12.8% (not checked here) | GiGPO (arXiv 2505.10978), Table 1 |" in text
     assert "| pick_and_place_simple | 50% [9%, 91%] (2) | 50% [9%, 91%] (2) |" in text  # react, hindsight (kept order)
     assert "| hindsight vs react | 3 | 67% | 33% | +33%" in text and "| 1 / 1 / 0 / 1 |" in text
     assert "pools built from train tasks in our world" in text
@@ -208,8 +217,8 @@ def test_a_run_of_react_alone_is_kept_without_a_hindsight_pool(tmp_path: Path, m
                 "metrics/eval/hindsight/valid_unseen.json", "metrics/compare/hindsight_vs_react.json"):
         (ws / rel).unlink()
     kept = json.loads(m.keep_run(ws, "abc1234", None, "").read_text())
-    assert kept["pool"] == {} and list(kept["details"]) == ["react"] and kept["games"] == {"react": ["g1", "g2", "g3"]}
-    assert "| ReAct: react | 3 | 33.3% [" in "\n".join(m.run_section(kept))
+    assert kept["pool"] == {} and list(kept["details"]) == ["react"] and kept["games"] == {"react": sorted([G1, G2, G3])}
+    assert "| ReAct + constrained re-ask (ours): react | 3 | 33.3% [" in "\n".join(m.run_section(kept))
 
 
 def test_the_picks_pool_is_kept_only_where_a_variant_read_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -222,8 +231,35 @@ def test_the_picks_pool_is_kept_only_where_a_variant_read_it(tmp_path: Path, mon
     (ws / "data/pools/hindsight_corrections.manifest.json").write_text(json.dumps({"params": made}))
     assert json.loads(m.keep_run(ws, "abc1234", None, "").read_text())["pool_corrections"] == {}  # nobody read it
     params = yaml.safe_load((ws / "params.yaml").read_text())
-    params["evaluate"]["variants"]["pick"] = {"search": "beam", "pool": "hindsight_corrections"}
+    params["evaluate"]["variants"]["pick"] = {"actors": ["gt", "hind"], "critic": "critic", "adapter": True,
+                                              "search": "beam", "pool": "hindsight_corrections"}
     (ws / "params.yaml").write_text(yaml.safe_dump(params))
     kept = json.loads(m.keep_run(ws, "abc1234", None, "").read_text())
     assert kept["pool_corrections"] == made
     assert 'with the corrections (pool_corrections): {"corrections": {"records": 66}' in "\n".join(m.run_section(kept))
+
+
+def test_every_alfworld_figure_is_also_given_outside_the_dev_set(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The games counted as held out leave out every game of a dev-set spec: in the kept run's tables, its pairs and
+    README's row, each with its N."""
+    from household.world.tasks import dev_specs, spec_of
+
+    m = bench("results")
+    monkeypatch.setattr(m, "KEPT", tmp_path / "kept")
+    kept = json.loads(m.keep_run(_alfworld_workspace(tmp_path / "ws"), "abc1234", None, "").read_text())
+    assert kept["outcomes"]["react"] == {G1: [1, 1, 1], G2: [0, 0, 1], G3: [0, 0, 1]}
+    held = {n: sorted(r["task_id"] for r in m.outcome_rows(kept, n, "heldout")) for n in kept["outcomes"]}
+    assert held == {"react": sorted([G1, G3]), "hindsight": sorted([G1, G3])} and spec_of(G2) in dev_specs()
+    assert not {spec_of(g) for games in held.values() for g in games} & dev_specs()
+    text = "\n".join(m.run_section(kept))
+    assert "3 games (8 per type; 1 of them in the dev set, 2 held out;" in text
+    assert "The run's evaluate.task_set read heldout, which ALFWorld's game selection did not apply then" in text
+    assert "| ReAct + constrained re-ask (ours): react | 3 | 33.3% [6%, 79%] | 0.33 | 1/2, 50.0% [9%, 91%] | 0.50 |" \
+        in text
+    assert "| the paper's planner: hindsight | 3 | 66.7% [21%, 94%] | 0.67 | 2/2, 100.0% [34%, 100%] | 1.00 |" in text
+    assert "| hindsight vs react (held out) | 2 | 100% | 50% | +50%" in text and "| 1 / 1 / 0 / 0 |" in text
+    what, figures = m.alfworld_games_row(kept)
+    assert "3 games (8 per type, seeded; held out: outside the dev set)" in what
+    assert "ReAct + constrained re-ask (ours) (react) 33% [6%, 79%] (held out: 1/2, 50%)" in figures
+    assert "ReAct (ReAct's setting): not played on these games" in figures and "12.8%, not checked here" in figures
+    assert figures.index("(react)") < figures.index("(hindsight)")  # ReAct's rows first

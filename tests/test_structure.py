@@ -41,6 +41,7 @@ PLANNER_MAY_IMPORT: dict[str, frozenset[str]] = {
     "prompts": frozenset({"pools"}),
     "scaffold": frozenset({"household"}),
     "variants": frozenset(),
+    "agents": frozenset({"variants"}),  # what each variant's rows are named (README, docs/results.md, the report)
     "config": frozenset({"scaffold", "variants"}),
     "retrieval": frozenset({"prompts", "llm", "household", "pools"}),
     "adapter": frozenset({"prompts", "llm", "household", "pools"}),

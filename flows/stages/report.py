@@ -16,7 +16,9 @@ from flows.stages.comparisons import bootstrap, pair_name, pairs
 from flows.stages.report_data import ReportData, VariantView
 from flows.stages.report_html import render
 from household.alfworld.published import PUBLISHED
-from household.world.tasks import SPLITS, load_tasks
+from household.world.tasks import SPLITS, in_task_set, load_tasks
+from planner.agents import agent_kind, agent_name
+from planner.variants import get_variant
 from pools.analysis.compare import CompareError, compare
 from pools.jsonl import RecordError, atomic_write_text, read_json, read_jsonl
 from pools.analysis.metrics import alfred_rates, cost, decided, group_by, intervals
@@ -30,14 +32,11 @@ def _rates(rows: list[dict[str, Any]], timings: dict[str, Any], samples: int, se
             "llm_decided": decided(rows)["llm_share"]}
 
 
-def planner_of(rows: list[dict[str, Any]]) -> str:
-    """The planner a variant's episodes ran, from their records: paper (scaffold none), scaffold (full), expert, or
-    ReAct (its records count thoughts)."""
-    kinds = sorted({"expert" if r["variant"] == "expert" or all(s.get("chosen_by") == "expert" for s in r["steps"])
-                    else "ReAct" if "react_thinks" in r["metrics"]
-                    else {"none": "paper", "full": "scaffold"}.get(r["metrics"].get("scaffold", ""), "?")
-                    for r in rows})
-    return "+".join(kinds)
+def planner_of(name: str, evaluate: dict[str, Any], planner: dict[str, Any]) -> str:
+    """What a variant is, named as its rows are (planner.agents): from its definition in `evaluate.variants` and
+    params.yaml's `planner:` section (ReAct as published, ReAct with our re-ask, the paper's planner, the scaffold,
+    the follower, the expert)."""
+    return agent_name(agent_kind(get_variant(name, {"evaluate": evaluate}), planner))
 
 
 def _timings(root: Path, variant: str, notes: list[str]) -> dict[str, Any]:
@@ -81,6 +80,7 @@ def gather(root: Path, params: dict[str, Any]) -> ReportData:
     splits = [str(s) for s in ev.get("splits") or []]
     notes: list[str] = []
     variants: list[VariantView] = []
+    alfworld = evaluates_in_alfworld(params)
     for name in ev.get("variants") or []:
         file = root / "data" / "eval" / f"{name}.jsonl"
         if not file.exists():
@@ -92,8 +92,12 @@ def gather(root: Path, params: dict[str, Any]) -> ReportData:
         by_split = group_by(rows, lambda r: r["split"])
         for split in splits:
             rates[split] = _rates(by_split.get(split, []), timings, samples, seed)
+        if alfworld:  # ALFWorld's games outside the dev set (every ALFWorld figure is also given there)
+            held = [r for r in rows if in_task_set(r["task_id"], "heldout")]
+            rates["heldout"] = _rates(held, timings, samples, seed) if held else {"episodes": 0}
         by_type = {t: alfred_rates(g) for t, g in group_by(rows, lambda r: r["task_type"]).items()}
-        variants.append(VariantView(str(name), rows, rates, by_type, planner_of(rows)))
+        variants.append(VariantView(str(name), rows, rates, by_type,
+                                    planner_of(str(name), ev, params.get("planner") or {})))
     by_name = {v.name: v for v in variants}
     comparisons = []
     for a, b in pairs(params):
@@ -125,7 +129,7 @@ def gather(root: Path, params: dict[str, Any]) -> ReportData:
             (probe_pairs if pair else probe).append(read_json(file, "probe_compare" if pair else "probe_metrics"))
         except RecordError as exc:
             notes.append(f"probe figures {file.name}: {exc}")
-    published = [p._asdict() for p in PUBLISHED] if evaluates_in_alfworld(params) else []
+    published = [p._asdict() for p in PUBLISHED] if alfworld else []
     return ReportData(splits, variants, comparisons, pools, _truth([r for v in variants for r in v.rollouts]),
                       _settings(params), {"samples": samples, "seed": seed}, notes,
                       f"{task_set} tasks of {', '.join(splits)}", probe, probe_pairs, newest_kept(root, "curve"),

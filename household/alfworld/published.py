@@ -1,5 +1,8 @@
 """Published success rates on ALFWorld's 134 unseen games (valid_unseen), as ../shared/alfworld/README.md gives them
-with their sources: the rows our own runs on those games are shown beside (docs/results.md and the report)."""
+with their sources: the rows our own runs on those games are shown beside (docs/results.md and the report).
+
+None is checked against its paper here (`checked`: False; this machine reaches no paper): GiGPO's Table 1 rows (arXiv
+2505.10978) are as the data README summarises them, and every page that shows them says "not checked here"."""
 from __future__ import annotations
 
 from typing import NamedTuple
@@ -10,6 +13,7 @@ class Published(NamedTuple):
     model: str
     sr: float
     source: str
+    checked: bool = False  # read against the paper itself (none is: module docstring)
 
 
 GIGPO = "GiGPO (arXiv 2505.10978), Table 1"
