@@ -268,6 +268,8 @@ def _steps_table(steps: list[dict[str, Any]]) -> str:
                   else f'<span class="bad">failed: {_e(s["reason"] or "no reason given")}</span>')
         if s.get("repeat_fail"):
             result += f' <span class="ci">(failed {s["repeat_fail"]}x before)</span>'
+        if s.get("reasked"):  # a ReAct turn: the command written was not admissible; this one is the re-ask's
+            result += ' <span class="ci">(re-asked among the admissible commands)</span>'
         obs = s.get("observation", "")
         rows.append([str(n), proposals, f"<code>{_e(s['subgoal'])}</code>", result,
                      f'<div class="obs">{_e(obs[:400])}{"…" if len(obs) > 400 else ""}</div>'])

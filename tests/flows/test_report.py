@@ -222,3 +222,11 @@ def test_each_variant_is_named_for_what_it_is() -> None:
                      "hindsight": "the paper's planner",
                      "scaffold": "the scaffold: hand-written procedure + 1.5B argument predictor",
                      "follow_gt": "the follower: an LLM-free reader of a pool"}
+
+
+def test_a_reasked_react_turn_says_so_in_its_step() -> None:
+    from flows.stages.report_html import _steps_table
+
+    turn = {"subgoal": "go to desk 1", "ok": True, "reason": "", "observation": "", "candidates": []}
+    html = _steps_table([{**turn, "reasked": True}, turn])
+    assert html.count("re-asked among the admissible commands") == 1
