@@ -381,11 +381,14 @@ def planner_section(d: dict[str, Any]) -> list[str]:
     rows = [*d["variants"].items(), *((f"floor: {k}", q) for k, q in d.get("floors", {}).items())]
     for name, q in rows:
         floor = name.startswith("floor")
-        planner = agent_name("paper" if q["scaffold"] == "none" else "scaffold")
+        base = "paper" if q["scaffold"] == "none" else "scaffold"
+        followed = q.get("follow_decided") or 0  # the follower chose these steps (planner/follow)
+        planner = agent_name(("follow" if not q.get("llm_decided") else f"{base}_follow") if followed else base)
         sps = f"{q['seconds_per_subgoal']:.1f}" if q.get("timed") else "-"
         stops = ", ".join(f"{k} {v}" for k, v in q.get("stop_reasons", {}).items())
         # A floor has no LLM: its share is the policy's, and it runs on the true arguments.
-        dec = _pct(q.get("llm_decided")) + (" (policy)" if floor else "")
+        dec = _pct(q.get("llm_decided")) + (" (policy)" if floor else "") + \
+            (f" (the follower {_pct(followed)})" if followed else "")
         calls = "-" if floor else f"{q['calls_per_subgoal']:.2f}"
         lines.append(f"| {planner} | {name}{' (true args)' if floor else ''} | {q['episodes']} | {q['successes']}/"
                      f"{q['episodes']} ({q['sr']:.0%}) | {q['gc']:.2f} | {dec} | {sps} | {calls} | {stops} |")
@@ -932,6 +935,8 @@ HEADLINES = {
     "run": "run-2b227b4",
     "alfworld_games": "run-b368628",  # the agents on ALFWorld's unseen games (profiles/alfworld.yaml)
     "alfworld_games_134": "run-b368628-134",  # all 134 for ReAct and the best configuration on the 48
+    "follow_test": "probe-test-1cdc90e",  # the follower (planner/follow) on the frozen test set
+    "follow_episodes": "planner-valid_unseen-heldout-63a69f1",  # the follower as the planner's actor
 }
 
 
@@ -954,6 +959,30 @@ def _probe(d: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     if kind_of(d) == "run":
         return {k: v for k, v in d["probe"].items() if "_vs_" not in k}, d["probe"]["actor_hind_vs_actor_gt"]
     return d["configs"], next(p for p in d["paired"] if p.get("b") == "actor_gt")
+
+
+def follow_rows(probe: dict[str, Any], episodes: dict[str, Any], paper: dict[str, Any], scaffold: dict[str, Any]
+                ) -> list[tuple[str, str]]:
+    """README's rows of the follower (an LLM-free reader of a pool): its optimal picks on the test set by pool beside
+    the LLM readers' range there (the test ledger's ladder rows), and its episodes beside the paper's planner and the
+    scaffold on the same tasks."""
+    c = probe["configs"]
+    llm = [r["optimal"] for r in (json.loads(x) for x in (KEPT / "test-ledger.jsonl").read_text().splitlines() if x)
+           if r["bench"] == "bench_ladder"]
+
+    def rate(name: str) -> str:
+        return f"{c[name]['optimal']:.0%}"
+    v = episodes["variants"]
+    return [(f"What a pool is worth to a reader that follows it: the follower on the frozen test set "
+             f"({probe['states']} states of {probe['tasks']} held-out tasks), optimal picks",
+             f"true arguments: gt {rate('follow_gt_true')}, gt + hindsight {rate('follow_hind_true')}, + corrections "
+             f"{rate('follow_corr_true')}, no pool {rate('follow_empty_true')}; the adapter's: gt {rate('follow_gt')}, "
+             f"+ corrections {rate('follow_corr')} (the LLM readers there, every ladder run: {min(llm):.0%} to "
+             f"{max(llm):.0%})"),
+            (f"The follower as the planner's actor, {v['follow']['episodes']} held-out valid_unseen tasks",
+             f"gt + hindsight {_solved(v['follow'])}, gt alone {_solved(v['follow_gt'])} (the paper's planner "
+             f"{_solved(paper['variants']['hindsight'])}, the scaffold "
+             f"{_solved(scaffold['variants']['scaffold_no_hindsight'])} on the same tasks)")]
 
 
 def headline_rows(k: dict[str, dict[str, Any]]) -> list[tuple[str, str]]:
@@ -1004,6 +1033,7 @@ def headline_rows(k: dict[str, dict[str, Any]]) -> list[tuple[str, str]]:
     rows += test_set_rows()
     rows.append(ladder_test_row(k[HEADLINES["ladder_test"]]))
     rows.append(pick_episodes_row(k[HEADLINES["pick_episodes"]]))
+    rows += follow_rows(*(k[HEADLINES[n]] for n in ("follow_test", "follow_episodes", "paper", "scaffold")))
     rows += [alfworld_games_row(k[HEADLINES[n]]) for n in ("alfworld_games", "alfworld_games_134")]
     alf, hh, cc = (k[HEADLINES[n]] for n in ("alfworld", "household", "crosscheck"))
     qa, qh, o = next(iter(alf["variants"].values())), next(iter(hh["variants"].values())), cc["observations"]

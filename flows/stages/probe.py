@@ -55,6 +55,8 @@ POOL_OF = {"actor_gt": "gt", "actor_hind": "hind"}
 PAIRS = (("actor_hind", "actor_gt"), ("follow_corr", "follow_gt"), ("follow_hind", "follow_gt"),
          ("follow_corr", "actor_hind"), ("follow_corr_true", "follow_gt_true"))
 HEADLINE_PAIRS = PAIRS[:2]
+# The configurations metrics/probe.json shows (a few columns of `dvc metrics show`); every one has its own file.
+HEADLINE_CONFIGS = ("actor_gt", "actor_hind", "random", "follow_gt", "follow_hind", "follow_corr")
 HEADLINE = "metrics/probe.json"  # the declared DVC metric: a few headline figures
 
 
@@ -161,7 +163,8 @@ def write_figures(params: dict[str, Any]) -> None:
         write_json(folder / f"{pair['a']}_vs_{pair['b']}.json", pair, "probe_compare")
     dropped = read_json(path(DROPPED), "probe_dropped")
     top = [p for p in pairs if (p["a"], p["b"]) in HEADLINE_PAIRS]
-    write_json(path(HEADLINE), headline(summaries, top, dropped), "probe_headline")
+    shown = {c: f for c, f in summaries.items() if c in HEADLINE_CONFIGS} or summaries
+    write_json(path(HEADLINE), headline(shown, top, dropped), "probe_headline")
 
 
 STAGE = LLMStage("probe", plan, inputs=(STATES, GT_POOL, HINDSIGHT_POOL, CORRECTIONS_POOL), out=PICKS,

@@ -267,10 +267,18 @@ def test_repro_runs_every_stage_and_pools_only_what_verifies(module_project) -> 
     # The probe: states of both kinds, every configuration's picks and figures, Actor_hind vs Actor_gt paired.
     states = read_jsonl(module_project.path / "data/probe/states.jsonl", "probe_state").records
     assert {s["kind"] for s in states} == {"recovery", "on_policy"} and all(len(s["legal"]) >= 2 for s in states)
-    for config in ("actor_gt", "actor_hind", "random"):
+    for config in ("actor_gt", "actor_hind", "random", "follow_empty", "follow_gt", "follow_hind", "follow_corr",
+                   "follow_empty_true", "follow_gt_true", "follow_hind_true", "follow_corr_true"):
         figures = read_json(module_project.path / f"metrics/probe/{config}.json", "probe_metrics")
         assert figures["states"] == len(states) and 0 <= figures["optimal"] <= 1, figures
     read_json(module_project.path / "metrics/probe/actor_hind_vs_actor_gt.json", "probe_compare")
+    read_json(module_project.path / "metrics/probe/follow_corr_vs_follow_gt.json", "probe_compare")
+    # The follower says how it reached each pick; with no pool, always by its fallback.
+    picks = read_jsonl(module_project.path / "data/probe/picks.jsonl", "probe_pick").records
+    assert {p["how"] for p in picks if p["config"].startswith("follow_empty")} == {"fallback"}
+    assert {p["how"] for p in picks if p["config"].startswith("follow_gt")} <= {"exact", "nearest", "fallback"}
+    assert {p["how"] for p in picks if p["config"].startswith("follow_gt")} & {"exact", "nearest"}
+    assert {p["how"] for p in picks if p["config"].startswith("actor_")} == {""}
     shown = module_project.run("hindsight", "compare", "--probe", "actor_hind", "actor_gt").stdout
     assert f"{len(states)} probe states both answered" in shown and "task-level sign-flip p" in shown, shown
     assert "state-level McNemar p" in shown, shown
@@ -287,7 +295,8 @@ def test_repro_runs_every_stage_and_pools_only_what_verifies(module_project) -> 
     # dropped by kind and reason, so that `dvc exp show` sets pool versions side by side.
     keys = {k for f in files.values() for k in f["data"]}
     assert keys == {"items", "ok", "failed", "episodes", "sr", "gc", "plw_sr", "plw_gc", "calls/subgoal",
-                    "llm_decided", "actor_gt", "actor_hind", "random", "chance", "hind-gt", "dropped", "progress"}, keys
+                    "llm_decided", "actor_gt", "actor_hind", "random", "follow_gt", "follow_hind", "follow_corr",
+                    "chance", "hind-gt", "follow_corr-follow_gt", "dropped", "progress"}, keys
     # Each pool's quality: its own kind's share of progress steps, the headline of the manifest's labels.
     for name in ("gt", "hindsight"):
         man = read_json(module_project.path / f"data/pools/{name}.manifest.json", "manifest")

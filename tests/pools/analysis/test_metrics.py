@@ -69,7 +69,12 @@ def test_decided_counts_who_chose_each_executed_sub_goal() -> None:
     none = {**EPISODES[0], "steps": [{**EPISODES[0]["steps"][0], "chosen_by": "none"}]}
     old = {**EPISODES[0], "steps": [{k: v for k, v in s.items() if k not in ("legal", "chosen_by")}
                                     for s in EPISODES[0]["steps"]]}
-    assert decided([none, old]) == {"executed": 0, "llm": 0, "rule": 0, "single": 0, "expert": 0, "llm_share": None}
+    assert decided([none, old]) == {"executed": 0, "llm": 0, "rule": 0, "single": 0, "expert": 0, "follow": 0,
+                                    "llm_share": None, "follow_share": None}
+    # the follower's own picks are counted apart from the LLM's
+    followed = {**EPISODES[0], "steps": [{**s, "chosen_by": "follow"} for s in EPISODES[0]["steps"]]}
+    d = decided([followed])
+    assert d["follow"] == d["executed"] > 0 and d["llm"] == 0 and d["follow_share"] == 1.0
 
 
 def test_headline_per_split_and_cost() -> None:
