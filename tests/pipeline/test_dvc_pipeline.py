@@ -295,8 +295,7 @@ def test_repro_runs_every_stage_and_pools_only_what_verifies(module_project) -> 
     # dropped by kind and reason, so that `dvc exp show` sets pool versions side by side.
     keys = {k for f in files.values() for k in f["data"]}
     assert keys == {"items", "ok", "failed", "episodes", "sr", "gc", "plw_sr", "plw_gc", "calls/subgoal",
-                    "llm_decided", "actor_gt", "actor_hind", "random", "follow_gt", "follow_hind", "follow_corr",
-                    "chance", "hind-gt", "follow_corr-follow_gt", "dropped", "progress"}, keys
+                    "llm_decided", "actor_gt", "actor_hind", "random", "chance", "hind-gt", "dropped", "progress"}, keys
     # Each pool's quality: its own kind's share of progress steps, the headline of the manifest's labels.
     for name in ("gt", "hindsight"):
         man = read_json(module_project.path / f"data/pools/{name}.manifest.json", "manifest")
