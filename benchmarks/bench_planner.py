@@ -80,12 +80,12 @@ def _quality(rollouts: list[dict[str, Any]], timings: dict[str, Any]) -> dict[st
 
     m = [r["metrics"] for r in rollouts]
     actor_calls = sum(x.get("actor_calls", 0) for x in m)
+    who = decided(rollouts)
     return {
         **{k: v for k, v in alfred_rates(rollouts).items() if k in ("episodes", "sr", "gc", "plw_sr", "plw_gc")},
         "successes": sum(bool(r["success"]) for r in rollouts),
         "scaffold": "+".join(sorted({str(x.get("scaffold", "?")) for x in m})),
-        "llm_decided": decided(rollouts)["llm_share"], "follow_decided": decided(rollouts)["follow_share"],
-        "decided": decided(rollouts),
+        "llm_decided": who["llm_share"], "follow_decided": who["follow_share"], "decided": who,
         "by_type": {t: {"sr": alfred_rates(g)["sr"], "gc": alfred_rates(g)["gc"], "episodes": len(g)}
                     for t, g in group_by(rollouts, lambda r: r["task_type"]).items()},
         "adapter_accuracy": adapter_accuracy(rollouts),

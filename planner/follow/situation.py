@@ -32,9 +32,11 @@ HERE = "<here>"
 # The roles the arguments give, in the order a class is tried against them.
 ARG_ROLES = ("<target>", "<target_sliced>", "<parent>", "<mrecep>", "<toggle>", "<knife>", "<appliance>")
 ROLES = ARG_ROLES + (HELD, HERE, OTHER)
-# What a step does to the objects it touches, as the trace tells it (the world's rules, read from executed steps).
-STATE_OF_TOGGLE = {"Microwave": ("Microwave", "hot"), "Faucet": ("SinkBasin", "clean")}  # switch -> (place, state)
-STATE_OF_PUT = {"Fridge": "cold"}
+# What a step does to the objects it touches, as the trace tells it, from the scaffold's tables of ALFRED's rules:
+# the switch of a state turns it on in its place (heat, clean); a state without a switch comes with the put (cool).
+STATE_OF_TOGGLE = {switch: (STATE_PLACE[state], state) for state, switches in STATE_TOGGLES.items()
+                   for switch in switches}  # switch -> (place, state)
+STATE_OF_PUT = {place: state for state, place in STATE_PLACE.items() if state not in STATE_TOGGLES}
 _CLASS_WORD = re.compile(r"\b[A-Z][A-Za-z]+\b")
 
 
@@ -77,7 +79,7 @@ class Situation:
     task_type: str
     args: tuple[tuple[str, str], ...]  # the seven arguments as (key, value) pairs (a key for exact matching)
     held: str  # the held object's role ('' = nothing)
-    held_state: tuple[str, ...]  # states the held object took on in the trace ('hot', 'cold', 'clean'), sorted
+    held_state: tuple[str, ...]  # states the held object took on in the trace ('heat', 'cool', 'clean'), sorted
     recent: tuple[str, ...]  # the last `window` executed steps in roles, failed ones 'Step [failed: reason]'
     cut: bool  # earlier steps are not shown
 
@@ -156,8 +158,8 @@ def _place(step: str, reason: str, here: str) -> str:
 
 
 def _states(trace: Sequence[tuple[str, str]], held: str) -> tuple[str, ...]:
-    """The states the held object took on in the trace: put in a place, then that place's switch turned on (hot,
-    clean), or put in the fridge (cold); the trace's own record, not the world's."""
+    """The states the held object took on in the trace: put in a place, then that place's switch turned on (heat,
+    clean), or put in the fridge (cool); the trace's own record, not the world's."""
     inside: dict[str, str] = {}  # object -> the place it was last put in
     got: dict[str, set[str]] = {}
     for step, reason in trace:

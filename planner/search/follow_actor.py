@@ -37,7 +37,6 @@ class FollowActor:
     calls: int = 0  # the counters an LLM actor keeps (the record's internals): a follower makes no call
     reused: int = 0
     illegal: int = 0
-    fallbacks: int = 0  # decisions at the real state that fell back (no pool situation gave a legal step)
 
     def new_step(self) -> None:
         """Nothing is remembered across real states."""
@@ -50,8 +49,6 @@ class FollowActor:
                              "planner.legal_actions: true and a variant with adapter: true")
         trace = trace_pairs(ctx.trace) + [(a, "") for a in node.actions]
         got = self.follower.decide(live_situation(self.task_type, ctx.args, trace, self.window), legal)
-        if got.how == "fallback" and not node.actions:
-            self.fallbacks += 1
         return list(got.picks[:n])
 
     def propose_other(self, ctx: StepContext, node: Node, avoid: set[str], tries: int, classes: Sequence[str] = (),
