@@ -51,6 +51,14 @@ class Navigator:
         self.index, self.cost, self.start_cost = cost_table(scene.places, scene.start_pose)
         rng = random.Random(tie_key)
         self.tie = {p.id: rng.random() for p in scene.places}  # seeded exploration order among equal costs
+        self._rank: dict[str | None, dict[str, tuple[int, float]]] = {}  # from -> place -> (cost, tie); forks share it
+
+    def on(self, state: WorldState) -> "Navigator":
+        """The same navigator over another state (a forked world's): the scene's tables are shared."""
+        out = object.__new__(type(self))
+        out.__dict__.update(self.__dict__)
+        out.state = state
+        return out
 
     def dist(self, a: str | None, b: str) -> int:
         """Low-level steps from place `a` (None: the start pose) to place `b`."""
@@ -60,7 +68,10 @@ class Navigator:
 
     def nearest(self, a: str | None, places: Iterable[str]) -> str:
         """The place nearest to `a` (seeded tie-break)."""
-        return min(places, key=lambda p: (self.dist(a, p), self.tie[p]))
+        rank = self._rank.get(a)
+        if rank is None:  # once per place of a scene: searches ask millions of times
+            rank = self._rank[a] = {p: (self.dist(a, p), t) for p, t in self.tie.items()}
+        return min(places, key=rank.__getitem__)
 
     def _known(self, is_place: bool) -> dict[str, list[str]]:
         """Per class, the place ids where one is known (seen places, or the places holding seen objects, in the

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from household.world.resources import load_data_json
 
@@ -48,6 +49,7 @@ def _key(name: str) -> str:
 _CANON: dict[str, str] = {_key(c): c for c in OBJECTS | RECEPTACLES}
 
 
+@lru_cache(maxsize=1 << 16)  # pure, and called for every walk and sub-goal a search tries
 def canonical_class(name: str) -> str | None:
     """ALFRED CamelCase class for a name, case/space-insensitive ("sink basin" -> "SinkBasin"), or None."""
     if not name:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Iterable
 
 from household.world.ontology import (
@@ -34,6 +35,7 @@ class SubGoal:
         return " ".join((self.action, *self.args))
 
 
+@lru_cache(maxsize=1 << 16)  # pure (SubGoal is frozen); a search parses the same few texts again and again
 def parse_subgoal(text: str) -> SubGoal | None:
     """Parse 'PutObject apple fridge', "('PutObject','Apple', 'Fridge')" or 'navigation sink basin'; None if malformed."""
     if isinstance(text, SubGoal):

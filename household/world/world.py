@@ -14,7 +14,6 @@ Conventions (documented here because planners rely on them):
 """
 from __future__ import annotations
 
-import copy
 import re
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -83,6 +82,7 @@ class World:
         self._done_reason = ""
         self._version = 0
         self._obs_cache: tuple[int, Observation] | None = None
+        self._met_cache: tuple[int, tuple[int, int]] | None = None
 
     # ------------------------------------------------------------------ public state
     @property
@@ -103,7 +103,10 @@ class World:
 
     def goal_conditions(self) -> tuple[int, int]:
         """(met, total) goal conditions, as ALFRED counts them."""
-        return count_met(self.task, self.state)
+        # Counted once per state: every step asks (stop_on_success), and searches ask again.
+        if self._met_cache is None or self._met_cache[0] != self._version:
+            self._met_cache = (self._version, count_met(self.task, self.state))
+        return self._met_cache[1]
 
     def observe(self) -> Observation:
         """The current observation (only what the agent has seen)."""
@@ -147,12 +150,13 @@ class World:
     def fork(self, bounded: bool = True) -> "World":
         """An independent copy of this episode (same scene, state copied) to try steps on; `bounded=False` lifts
         ALFRED's failed-action and step budgets (a search counts sub-goals, not those)."""
-        out = copy.copy(self)
+        # A shallow copy by hand: copy.copy's generic protocol costs as much as the state's own copy.
+        out = object.__new__(type(self))
+        out.__dict__.update(self.__dict__)
         out.state = self.state.copy()
-        out.nav = copy.copy(self.nav)
-        out.nav.state = out.state
+        out.nav = self.nav.on(out.state)
         out.history = list(self.history)
-        out._obs_cache = None
+        out._obs_cache = out._met_cache = None  # a search may change the copy's state by hand (_as_cut)
         if not bounded:
             out.max_fails = out.max_steps = 1 << 30
         return out

@@ -112,3 +112,23 @@ def test_huge_and_non_utf8_lines(tmp_path: Path) -> None:
     assert result.records == []
     assert "not UTF-8" in result.rejected[0]["reason"]
     assert "over the" in result.rejected[1]["reason"]
+
+
+TASK = {"id": "t-1", "split": "train", "task_type": "pick_and_place_simple", "floorplan": 3, "seed": 7,
+        "args": {"object_target": "Apple", "parent_target": "Fridge", "mrecep_target": "", "toggle_target": "",
+                 "object_state": "none", "object_sliced": False, "two_objects": False},
+        "instructions": ["put an apple in the fridge"], "expert_len": 4, "expert_ok": True, "expert_reason": ""}
+
+
+@pytest.mark.parametrize("change", [{}, {"floorplan": 0}, {"floorplan": "3"}, {"seed": 1.0}, {"split": "test"},
+                                    {"instructions": []}, {"expert_ok": 1}, {"extra": 1}, {"task_type": "x"},
+                                    {"args": {**TASK["args"], "object_target": "Nope"}}])
+def test_a_model_checked_artifact_is_accepted_exactly_where_its_schema_file_accepts_it(change: dict) -> None:
+    # data/tasks.jsonl's lines go through the model first (MODEL_CHECKED); the schema file keeps the last word.
+    from pools.jsonl import MODEL_CHECKED, _checked
+    from pools.schemas import violations
+
+    task = {**TASK, **change}
+    assert "task" in MODEL_CHECKED
+    assert (_checked(task, "task")[0] is None) == (not violations(task, "task")), change
+    assert bool(change) == bool(violations(task, "task")) or change == {"seed": 1.0}  # JSON Schema: 1.0 is an integer
