@@ -48,8 +48,9 @@ remote:
 run: setup
 	$(BIN)/python -m flows.runtime.prefect_server -- $(BIN)/dvc repro
 
+# Every core (pytest-xdist): each test module runs whole on one worker (tests/conftest.py), the longest first.
 test: setup
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n auto --dist loadscope --durations=20
 
 bench: setup
 	for b in benchmarks/bench_*.py; do m=$$(basename $$b .py); echo "== $$m"; $(BIN)/python -m benchmarks.$$m || exit 1; done

@@ -45,3 +45,22 @@ def inproc_prefect(prefect_server: str) -> Iterator[str]:
     # No log shipping: its exit-time flush would find the session's server already gone.
     with temporary_settings(updates={PREFECT_API_URL: prefect_server, PREFECT_LOGGING_TO_API_ENABLED: False}):
         yield prefect_server
+
+
+# `make test` runs the suite on every core (pytest-xdist, --dist loadscope): a module's tests share its fixtures (a
+# pipeline copy, a server, worlds) and may rely on their order, so each module runs whole on one worker. The longest
+# modules go first, so that no worker starts one at the end.
+FIRST = ("tests/pipeline/test_versions_travel.py", "tests/pipeline/test_dvc_pipeline.py",
+         "tests/household/expert/test_cost_to_go.py")
+
+
+def _rank(item: pytest.Item) -> int:
+    try:
+        module = item.path.relative_to(ROOT).as_posix()
+    except ValueError:  # a test file outside the checkout (a test's own inner pytest run)
+        return len(FIRST)
+    return FIRST.index(module) if module in FIRST else len(FIRST)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    items.sort(key=_rank)  # stable: a module's tests keep their order

@@ -55,6 +55,8 @@ def distance(world: World, limit: int) -> int | None:
                 child.attempt(subgoal)  # a failed walk still went where it went; a refused step changes nothing
                 if child.success:
                     return depth
+                if depth == limit:  # the last layer is only looked at, never expanded: no key to keep
+                    continue
                 k = key(child)
                 if k not in seen and not child.done:
                     seen.add(k)

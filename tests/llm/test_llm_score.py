@@ -54,6 +54,7 @@ MODEL = "gemma3-270m"
 @pytest.mark.llm
 def test_embedded_server_scores_as_llama_cpp_evaluating_every_token(tmp_path: Path) -> None:
     """The server's trie of tails over a shared prefix gives what a model keeping every token's logits gives."""
+    import numpy as np
     from llama_cpp import Llama
 
     from llm.embedded import stop_owned_servers
@@ -73,9 +74,20 @@ def test_embedded_server_scores_as_llama_cpp_evaluating_every_token(tmp_path: Pa
     finally:
         stop_owned_servers()
     ref = Llama(str(ensure_model(MODEL)), n_ctx=512, logits_all=True, verbose=False)
+
+    def token_logprobs(text: str) -> list[float]:
+        """Each token's log-probability after those before it, from every position's logits (what
+        create_completion(echo=True, logprobs=1) reports, without its per-token sort of the whole vocabulary)."""
+        tokens = ref.tokenize(text.encode())
+        ref.reset()
+        ref.eval(tokens)
+        logits = np.asarray(ref.scores[:len(tokens) - 1], dtype=np.float64)
+        top = logits.max(axis=1, keepdims=True)
+        norm = (top + np.log(np.exp(logits - top).sum(axis=1, keepdims=True)))[:, 0]
+        return [float(logits[i, tokens[i + 1]] - norm[i]) for i in range(len(tokens) - 1)]
+
     for cont, mine in zip(conts, got.logprobs):
-        full = ref.create_completion(stem + cont, max_tokens=1, echo=True, logprobs=1, temperature=0)
-        theirs = full["choices"][0]["logprobs"]["token_logprobs"][:-1][-len(mine):]  # the prompt's last tokens
+        theirs = token_logprobs(stem + cont)[-len(mine):]  # the prompt's last tokens
         assert len(ref.tokenize((stem + cont).encode())) - len(ref.tokenize(stem.encode())) == len(mine), cont
         assert mine == pytest.approx(theirs, abs=0.35), cont  # a batch's float sums differ from one by one
     assert [len(x) for x in alike.logprobs] == [len(x) for x in got.logprobs[:3]]

@@ -1,22 +1,22 @@
 """The whole pipeline through real `dvc repro` and real Prefect on a tiny profile (scripted LLM endpoint).
 
-One copy of the project per module: the first test reproduces it, the others change it and put it back.
+One copy of the project per module: the first test reproduces it, the others change it and put it back
+(test_versions_travel.py has a copy of its own, so that it runs on another worker).
 What reruns is read from `dvc repro`'s own output ("Running stage 'x'") or from `dvc status --json` (the stages
 whose declared code, data or params changed: what the next `dvc repro` runs first).
 """
 from __future__ import annotations
 
+import copy
 import json
 import re
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from planner.variants import PRESETS
 from pools.jsonl import read_json, read_jsonl
-from pools.versions import RUN_PATHS
-from tests.pipeline.conftest import BIN, FAIL_TYPE, ROOT, TASK_TYPES, VERIFY_TYPE
+from tests.pipeline.conftest import FAIL_TYPE, TASK_TYPES, VERIFY_TYPE
 
 pytestmark = pytest.mark.slow
 
@@ -168,13 +168,34 @@ def changed_stages(project: Any) -> set[str]:
     return set(json.loads(out[out.index("{"):]))
 
 
-def status_in_process(project: Any) -> set[str]:
-    """The same as `changed_stages` (DVC's own status, what `dvc status --json` prints), without a process start."""
-    from dvc.repo import Repo
+_PARSED: dict[tuple[str, str], Any] = {}  # (YAML text, path) -> what DVC's parser made of it
 
-    with Repo(str(project.path)) as repo:
-        # Stage names are addressed relative to the working directory ('../proj/dvc.yaml:tasks'): keep the name.
-        return {name.rsplit(":", 1)[-1] for name in repo.status()}
+
+def status_in_process(project: Any) -> set[str]:
+    """The same as `changed_stages` (DVC's own status, what `dvc status --json` prints), without a process start.
+
+    DVC's YAML parse runs once per text: a status reads params.yaml again for every stage (3/4 of its time), and a
+    parse is a pure function of the text, so a copy of the first one is what DVC would get."""
+    import dvc.utils.serialize as serialize
+    from dvc.repo import Repo
+    from dvc.utils import strictyaml
+    from dvc.utils.serialize import _yaml
+
+    parse = _yaml.parse_yaml
+
+    def once(text: str, path: Any, typ: str = "safe") -> Any:
+        if typ != "safe":
+            return parse(text, path, typ)
+        if (text, str(path)) not in _PARSED:
+            _PARSED[text, str(path)] = parse(text, path, typ)
+        return copy.deepcopy(_PARSED[text, str(path)])
+
+    with pytest.MonkeyPatch.context() as patch:
+        for module in (_yaml, serialize, strictyaml):  # each holds its own name for the parser
+            patch.setattr(module, "parse_yaml", once)
+        with Repo(str(project.path)) as repo:
+            # Stage names are addressed relative to the working directory ('../proj/dvc.yaml:tasks'): keep the name.
+            return {name.rsplit(":", 1)[-1] for name in repo.status()}
 
 
 def keys_to_change(params: dict[str, Any]) -> list[str]:
@@ -387,116 +408,6 @@ def test_each_param_and_stage_code_reruns_exactly_the_stages_that_read_it(module
         check(rel, got, stages)
     assert not wrong, "\n".join(f"{k}: {v}" for k, v in wrong.items())
     assert changed_stages(module_project) == set()
-
-
-# What `dvc pull` brings to a clone: the pools, the relabeling outputs, the evaluation records, the probe's picks.
-PULLED = [*OUTPUTS, "data/relabel/corrections.jsonl", "data/probe/picks.jsonl"]
-
-
-def files_of(root: Path) -> dict[str, tuple[int, int]]:
-    """Every path under `root` with its size and mtime, but git's and DVC's own scratch (.git, .dvc/tmp)."""
-    out = {}
-    for f in root.rglob("*"):
-        rel = f.relative_to(root).as_posix()
-        if not (rel == ".git" or rel.startswith((".git/", ".dvc/tmp"))):
-            out[rel] = (f.lstat().st_size, f.lstat().st_mtime_ns) if f.is_file() else (0, 0)
-    return out
-
-
-def test_keep_unverified_reruns_pool_and_evaluation_only_and_the_versions_travel(module_project) -> None:
-    # One pool param changed and changed back, and docs/sharing.md's protocol on the versions it makes, with real
-    # git and DVC (one test: the two partial runs are the expensive part). Workspace A: the first run and the
-    # changed one, each committed and `dvc push`ed to the copy's default remote; the change back as an experiment,
-    # `dvc exp push`ed through a bare git repository.
-    a = module_project
-    top = a.path.parent  # .dvc/config's remote, ../../hindsight-dvc-remote from .dvc/, is a folder here
-    remote, origin, exp = top / "hindsight-dvc-remote", top / "origin.git", "verified-only"
-    a.run("git", "init", "-q", "--bare", str(origin))
-    a.run("git", "remote", "add", "origin", str(origin))
-    branch = a.run("git", "symbolic-ref", "--short", "HEAD").stdout.strip()
-    a.run("dvc", "repro")  # a no-op after the module's first test; the whole pipeline when this test runs alone
-    shas = []
-    for keep_unverified in (False, True):
-        if keep_unverified:
-            a.set_param("relabel.keep_unverified", True)
-            out = a.run("dvc", "repro")
-            # The pool changes (the unverified completion and critic sample join it), so the evaluations that read
-            # it rerun (not llm_planner's or the expert's: their `pool` is gt), the probe, what reads the
-            # evaluations, and the export; the pool with the corrections too (the same switch), which no variant
-            # here reads.
-            assert ran_stages(out.stdout) == MANIFESTS | {"probe", "export"} | READS_HINDSIGHT | RESULTS, \
-                out.stdout[-3000:]
-            pooled = read_jsonl(a.path / "data/pools/hindsight.jsonl", "sample").records
-            assert sorted((r["kind"], r["task_type"], r["verified"]) for r in pooled) == sorted([
-                ("critic", FAIL_TYPE, False), ("critic", VERIFY_TYPE, True),
-                ("hindsight", FAIL_TYPE, False), ("hindsight", VERIFY_TYPE, True)])
-        # The first-commit step every message gives (pools.versions.RUN_PATHS): nothing of the run is left out.
-        a.run("git", "add", "params.yaml", *RUN_PATHS)
-        a.run("git", "commit", "-qm", f"pool with keep_unverified={keep_unverified}")
-        assert a.run("git", "status", "--short").stdout == "", a.run("git", "status", "--short").stdout
-        a.run("dvc", "push")
-        shas.append(a.run("git", "rev-parse", "HEAD").stdout.strip())
-    a.run("git", "push", "-q", "origin", branch)
-    v1, v2 = shas
-    assert any(f.is_file() for f in remote.rglob("*")), "`dvc push` wrote nothing to the default remote"
-    built = {rel: (a.path / rel).read_bytes() for rel in PULLED}
-    diff_a = a.run("hindsight", "pools", "diff", v1, v2).stdout
-    assert "added 2, removed 0, changed 0, unchanged 2" in diff_a and "no probe" not in diff_a, diff_a
-    # The metrics and plots of two commits side by side (each commit holds metrics/ and plots/).
-    metrics_a = json.loads(a.run("dvc", "metrics", "diff", v1, v2, "--all", "--json").stdout)
-    progress = metrics_a["metrics/pools/hindsight.json"]["progress"]
-    assert progress.get("old") is not None and progress.get("new") is not None, metrics_a
-    plots = json.loads(a.run("dvc", "plots", "diff", v1, v2, "--json").stdout)
-    assert not plots.get("errors") and "pool_composition" in json.dumps(plots.get("data")), plots
-    back = a.run("dvc", "exp", "run", "-n", exp, "-S", "relabel.keep_unverified=false")
-    assert ran_stages(back.stdout) == MANIFESTS | {"probe"} | READS_HINDSIGHT | RESULTS, back.stdout[-3000:]
-    # The pool is the first run's again: its export comes back from DVC's run cache (all its outputs are cached).
-    assert "Stage 'export' is cached" in back.stdout, back.stdout[-3000:]
-    assert len(read_jsonl(a.path / "data/pools/hindsight.jsonl", "sample").records) == 2
-    assert changed_stages(a) == set()
-    a.run("dvc", "exp", "push", "origin", exp)
-    exp_a = a.run("hindsight", "pools", "diff", "HEAD", exp).stdout
-    assert "added 0, removed 2, changed 0, unchanged 2" in exp_a, exp_a
-
-    # A fresh clone B (the same default remote: it sits beside A) pulls HEAD's files, then the experiment.
-    b = a.clone(str(origin), top / "clone", "-b", branch)
-    assert not (b.path / ".dvc" / "cache").exists() and not (b.path / ".dvc" / "config.local").exists()
-    b.run("dvc", "pull")
-    assert {rel: (b.path / rel).read_bytes() for rel in PULLED} == built
-    assert b.run("hindsight", "pools", "diff", v1, v2).stdout == diff_a  # v1: read from the remote, not pulled
-    assert json.loads(b.run("dvc", "metrics", "diff", v1, v2, "--all", "--json").stdout) == metrics_a
-    b.run("hindsight", "report")
-    assert (b.path / "report/index.html").read_text(encoding="utf-8").count('class="episode"') == 6
-    b.run("dvc", "exp", "pull", "origin", exp)
-    assert b.run("hindsight", "pools", "diff", "HEAD", exp).stdout == exp_a
-
-    # A clone C that pulled nothing, its remote an empty folder ($HINDSIGHT_DVC_REMOTE, `make remote`): each read
-    # names the revision, the file and the command that brings it, and writes nothing.
-    c = a.clone(str(origin), top / "unpulled", "-b", branch)
-    empty = top / "empty-remote"
-    empty.mkdir()
-    c.env["HINDSIGHT_DVC_REMOTE"] = str(empty)
-    c.run("make", "-s", "-f", str(ROOT / "Makefile"), "remote", f"BIN={BIN}")
-    assert str(empty) in c.run("dvc", "remote", "list").stdout
-    before = files_of(c.path)
-    for cmd, said in [
-        (("pools", "diff", v1, v2), [f"data/pools/hindsight.jsonl at revision {v1}",
-                                     f"neither the local DVC cache nor the remote 'storage' ({empty})", "`dvc pull`"]),
-        (("pools", "diff", exp, "HEAD"), [f"'{exp}' is neither a git revision nor a DVC experiment",
-                                          f"`dvc exp pull origin {exp}`"]),
-        (("pools", "diff"), ["data/pools/hindsight.jsonl at revision HEAD", "`dvc pull`"]),
-        (("report",), ["nothing written", "records data/eval/", "`dvc pull`"]),
-    ]:
-        proc = c.run("hindsight", *cmd, check=False)
-        assert proc.returncode == 2 and all(s in proc.stderr for s in said), (cmd, proc.stdout, proc.stderr)
-        assert "Traceback" not in proc.stderr, proc.stderr
-    assert files_of(c.path) == before and not list(empty.iterdir())
-    assert c.run("git", "status", "--porcelain").stdout == ""  # .dvc/config.local: ignored by git
-
-    # No committed file, in any commit or experiment, names a local path of these checkouts or their remotes.
-    revs = a.run("git", "rev-list", "--all").stdout.split()
-    leaked = a.run("git", "grep", "-l", "-F", str(top), *revs, check=False)
-    assert leaked.returncode == 1 and not leaked.stdout, leaked.stdout
 
 
 def test_exp_show_only_changed_lists_what_changed_not_the_clock(module_project) -> None:
