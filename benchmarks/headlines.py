@@ -48,6 +48,7 @@ HEADLINES = {
     # ALFWorld's games under the text view against the scene's map, and the follower on the 134 (bench_planner)
     "alfworld_views": f"{ALFWORLD_BENCH}-2f2d4d3-views",
     "alfworld_follow": f"{ALFWORLD_BENCH}-2f2d4d3-follow",
+    "alfworld_scaffold_text": f"{ALFWORLD_BENCH}-2f2d4d3-text134",
 }
 
 
@@ -144,6 +145,8 @@ def headline_rows(k: dict[str, dict[str, Any]]) -> list[tuple[str, str]]:
     rows.append(alfworld_bench_row(k[HEADLINES["alfworld_views"]], "What the agent's actions read on ALFWorld's "
                                    "games: the text alone (`world.alfworld_view: text`, the protocol) or the scene's "
                                    "map as before (`scene`)"))
+    rows.append(alfworld_bench_row(k[HEADLINES["alfworld_scaffold_text"]], "The scaffold on all of ALFWorld's "
+                                   "games under the protocol (text view; gt 14, no hindsight pool)"))
     rows.append(alfworld_bench_row(k[HEADLINES["alfworld_follow"]], "The follower as the planner's only actor on "
                                    "ALFWorld's games (text view; gt 140, the default run's hindsight and corrections)"))
     alf, hh, cc = (k[HEADLINES[n]] for n in ("alfworld", "household", "crosscheck"))
@@ -211,7 +214,7 @@ def alfworld_bench_row(d: dict[str, Any], what: str) -> tuple[str, str]:
                        for n in by_agent(d, eps))
     pairs = "; ".join(f"{a} vs {b}: won by one side only {p['table']['only_a']} and {p['table']['only_b']}, McNemar "
                       f"p = {p['mcnemar_p']:.2f}" for p in d["paired"] for a, b in [p["names"]])
-    return f"{what}, {max(len(r) for r in eps.values())} games, our 1.5B model", f"{agents}; {pairs}"
+    return f"{what}, {max(len(r) for r in eps.values())} games, our 1.5B model", "; ".join(x for x in (agents, pairs) if x)
 
 
 def ladder_test_row(d: dict[str, Any]) -> tuple[str, str]:
