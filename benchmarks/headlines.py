@@ -214,7 +214,8 @@ def alfworld_bench_row(d: dict[str, Any], what: str) -> tuple[str, str]:
                        for n in by_agent(d, eps))
     pairs = "; ".join(f"{a} vs {b}: won by one side only {p['table']['only_a']} and {p['table']['only_b']}, McNemar "
                       f"p = {p['mcnemar_p']:.2f}" for p in d["paired"] for a, b in [p["names"]])
-    return f"{what}, {max(len(r) for r in eps.values())} games, our 1.5B model", "; ".join(x for x in (agents, pairs) if x)
+    figures = "; ".join(x for x in (agents, pairs) if x)
+    return f"{what}, {max(len(r) for r in eps.values())} games, our 1.5B model", figures
 
 
 def ladder_test_row(d: dict[str, Any]) -> tuple[str, str]:
