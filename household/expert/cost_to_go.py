@@ -405,7 +405,7 @@ def _search(world: World, limit: int, known: dict[tuple, int] | None) -> tuple[i
                 heapq.heappush(heap, (g + known[key], g, next(tie), node, key))
                 continue
             return finish(key, g + known[key])
-        if g >= limit:
+        if g >= limit or f > limit:  # f never overshoots: nothing through here is within `limit`
             continue
         for subgoal, nxt in successors(node):
             nkey = state_key(nxt)

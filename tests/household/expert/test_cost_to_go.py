@@ -18,7 +18,7 @@ import pytest
 from tests.household.bfs import distance, key, plays, sayable
 from tests.household.helpers import make_task
 
-from household.expert.cost_to_go import cost_to_go, lower_bound, shortest_plan
+from household.expert.cost_to_go import LIMIT, cost_to_go, lower_bound, shortest_plan
 from household.expert.env import Env
 from household.expert.expert import solve
 from household.world.floorplans import Place
@@ -63,8 +63,8 @@ def states() -> list[tuple[str, World]]:
 KNOWN: dict[str, dict[tuple, int]] = {}  # task id -> exact d of the states its searches solved
 
 
-def d(world: World) -> int | None:
-    return cost_to_go(world, known=KNOWN.setdefault(world.task.id, {}))
+def d(world: World, limit: int = LIMIT) -> int | None:
+    return cost_to_go(world, limit, known=KNOWN.setdefault(world.task.id, {}))
 
 
 @lru_cache(maxsize=None)
@@ -154,8 +154,10 @@ def test_d_is_defined_and_the_one_step_minimum_over_everything_sayable() -> None
         # the states the options lead to, once each (a refused step leaves the state as it is)
         nexts = {key(w): w for w in (after(world, o) for o in sayable(world))}
         nexts.pop(key(world), None)
-        best = min((x for x in (d(w) for w in nexts.values() if not w.done or w.success) if x is not None),
-                   default=None)
+        # d of each next state, searched only as deep as d - 1: the minimum is exact where it is d - 1 or less,
+        # and None says that every next state needs more (so d is too short)
+        best = min((x for x in (d(w, here - 1) for w in nexts.values() if not w.done or w.success)
+                    if x is not None), default=None)
         if best is None or here != 1 + best:  # too long (an option is nearer), or too short (none is)
             wrong.append((label, here, best))
     assert not wrong, wrong[:5]
