@@ -21,6 +21,11 @@ def models_dir() -> Path:
     return cache_root() / "models"
 
 
+EMBEDDINGS_VAR = "HINDSIGHT_EMBEDDINGS_DIR"
+
+
 def embeddings_dir() -> Path:
-    """Folder of cached pool embeddings."""
-    return cache_root() / "embeddings"
+    """Folder of the sentence vectors (keyed by encoder and text, so checkouts may share one: $HINDSIGHT_EMBEDDINGS_DIR),
+    else the cache folder's embeddings/."""
+    env = os.environ.get(EMBEDDINGS_VAR)
+    return Path(env).expanduser().resolve() if env else cache_root() / "embeddings"

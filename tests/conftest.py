@@ -21,6 +21,16 @@ from llm.scripted import ScriptedEndpoint  # noqa: E402
 os.environ.setdefault(ENV_VAR, str(workspace_data_dir() or data_dir()))
 
 
+@pytest.fixture(scope="session", autouse=True)
+def shared_vectors(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """One store of sentence vectors for the whole run (every worker, every project copy and the stages they start):
+    each stage process that meets only known texts then never loads the encoder (~12 CPU-seconds a load)."""
+    from llm.paths import EMBEDDINGS_VAR
+
+    base = tmp_path_factory.getbasetemp()
+    os.environ.setdefault(EMBEDDINGS_VAR, str((base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "vectors"))
+
+
 @pytest.fixture
 def scripted_endpoint() -> Iterator[ScriptedEndpoint]:
     """A started fake OpenAI-compatible endpoint; script it with `.push(...)` (see llm/scripted.py)."""
