@@ -28,7 +28,8 @@ def shared_vectors(tmp_path_factory: pytest.TempPathFactory) -> None:
     from llm.paths import EMBEDDINGS_VAR
 
     base = tmp_path_factory.getbasetemp()
-    os.environ.setdefault(EMBEDDINGS_VAR, str((base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "vectors"))
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base  # xdist: the workers' common parent
+    os.environ.setdefault(EMBEDDINGS_VAR, str(shared / "vectors"))
 
 
 @pytest.fixture
@@ -57,9 +58,9 @@ def inproc_prefect(prefect_server: str) -> Iterator[str]:
         yield prefect_server
 
 
-# `make test` runs the suite on every core (pytest-xdist, --dist loadscope): a module's tests share its fixtures (a
-# pipeline copy, a server, worlds) and may rely on their order, so each module runs whole on one worker. The longest
-# modules go first, so that no worker starts one at the end.
+# `make test` runs the suite on one worker more than the cores (pytest-xdist, --dist loadscope): a module's tests
+# share its fixtures (a pipeline copy, a server, worlds) and may rely on their order, so each module runs whole on one
+# worker. The longest modules go first, so that no worker starts one at the end.
 FIRST = ("tests/pipeline/test_versions_travel.py", "tests/pipeline/test_dvc_pipeline.py",
          "tests/household/expert/test_cost_to_go.py")
 
